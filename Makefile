@@ -1,0 +1,47 @@
+# evalcal: the README's two commands are `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/evalcal
+PKGS    := ./...
+
+.PHONY: all build test test-short vet fmt-check demo bench fuzz reference clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/evalcal
+
+# test: formatting, vet, then every test with the race detector.
+test: fmt-check vet
+	$(GO) test -race -count=1 $(PKGS)
+
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+# demo: calibrate the builtin inspector's light depth against its deep depth
+# on the bundled corpus and print where the report is.
+demo: build
+	@mkdir -p out
+	./$(BIN) run --seed 1 --cache out/cache -o out/demo-report.yaml testdata/runs
+	@echo "report: $(CURDIR)/out/demo-report.yaml"
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# fuzz: a short campaign on every parser's fuzz target.
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin out

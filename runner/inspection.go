@@ -1,0 +1,95 @@
+// Package runner calls an inspector at light then deep depth for each run,
+// concurrently across runs with a bound, with retries, timeouts and an
+// on-disk cache keyed by inspector identity, depth and run content.
+package runner
+
+import (
+	"context"
+
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// Depth is how thoroughly an inspector looks at a run.
+type Depth string
+
+// The two depths evalcal calibrates against each other.
+const (
+	Light Depth = "light"
+	Deep  Depth = "deep"
+)
+
+// Verdicts, ordered fail < partial < pass.
+const (
+	VerdictFail    = "fail"
+	VerdictPartial = "partial"
+	VerdictPass    = "pass"
+)
+
+// Flag severities.
+const (
+	SeverityInfo     = "info"
+	SeverityWarning  = "warning"
+	SeverityCritical = "critical"
+)
+
+// Inspection is what an inspector returns for one run at one depth
+// (schema in DESIGN.md). Scores are 0..100.
+type Inspection struct {
+	RunID             string    `yaml:"run_id" json:"run_id"`
+	System            string    `yaml:"system" json:"system"`
+	Depth             Depth     `yaml:"depth" json:"depth"`
+	RuntimeFidelity   float64   `yaml:"runtime_fidelity" json:"runtime_fidelity"`
+	TaskEffectiveness float64   `yaml:"task_effectiveness" json:"task_effectiveness"`
+	Services          []Service `yaml:"services" json:"services"`
+	Flags             []Flag    `yaml:"flags" json:"flags"`
+	Verdict           string    `yaml:"verdict" json:"verdict"`
+	Summary           string    `yaml:"summary" json:"summary"`
+	Cost              Cost      `yaml:"cost" json:"cost"`
+}
+
+// Service is one service's status as an inspector saw it.
+type Service struct {
+	Name   string `yaml:"name" json:"name"`
+	Status string `yaml:"status" json:"status"`
+}
+
+// Flag is one finding.
+type Flag struct {
+	ID          string `yaml:"id" json:"id"`
+	Severity    string `yaml:"severity" json:"severity"`
+	Description string `yaml:"description" json:"description"`
+	Evidence    string `yaml:"evidence" json:"evidence"`
+}
+
+// Cost is what one inspection cost.
+type Cost struct {
+	Seconds float64 `yaml:"seconds" json:"seconds"`
+	Tokens  int64   `yaml:"tokens" json:"tokens"`
+	USD     float64 `yaml:"usd" json:"usd"`
+}
+
+// Inspector inspects one run at one depth. Implementations live in
+// programs/ and must be safe for concurrent use.
+type Inspector interface {
+	// Identity names the inspector and its version or configuration
+	// (e.g. "builtin/1", "exec:<sha256 of the command line>"); it is part
+	// of the cache key, so it must change whenever results could.
+	Identity() string
+	// Inspect returns the inspection of run at depth. It must honour ctx.
+	Inspect(ctx context.Context, run sampler.Run, depth Depth) (Inspection, error)
+}
+
+// Pair is a run's light and deep inspections.
+type Pair struct {
+	Run   sampler.Run `yaml:"-" json:"-"`
+	Light Inspection  `yaml:"light" json:"light"`
+	Deep  Inspection  `yaml:"deep" json:"deep"`
+}
+
+// Failure records an inspection that could not be had after retries.
+type Failure struct {
+	RunID    string `yaml:"run_id" json:"run_id"`
+	Depth    Depth  `yaml:"depth" json:"depth"`
+	Attempts int    `yaml:"attempts" json:"attempts"`
+	Reason   string `yaml:"reason" json:"reason"`
+}

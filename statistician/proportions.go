@@ -1,0 +1,120 @@
+package statistician
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Interval is a closed interval [Lower, Upper].
+type Interval struct {
+	Lower float64 `yaml:"lower" json:"lower"`
+	Upper float64 `yaml:"upper" json:"upper"`
+}
+
+// Contains reports whether x lies in the closed interval.
+func (iv Interval) Contains(x float64) bool { return iv.Lower <= x && x <= iv.Upper }
+
+// Z95 is the two-sided 95% standard normal quantile, Phi^-1(0.975).
+const Z95 = 1.959963984540054
+
+// ZForLevel returns the two-sided standard normal quantile for a
+// confidence level in (0, 1):
+//
+//	z = Phi^-1(1 - (1 - level)/2)
+//
+// It returns an error when level is outside (0, 1).
+func ZForLevel(level float64) (float64, error) {
+	if !(level > 0 && level < 1) {
+		return 0, fmt.Errorf("statistician: confidence level %v must be in (0, 1)", level)
+	}
+	return distuv.UnitNormal.Quantile(1 - (1-level)/2), nil
+}
+
+// WilsonInterval returns the Wilson score interval for successes out of n
+// trials at standard normal quantile z (Wilson 1927; Agresti and Coull
+// 1998, eq. 2):
+//
+//	p = successes/n
+//	centre = (p + z^2/(2n)) / (1 + z^2/n)
+//	half   = z/(1 + z^2/n) * sqrt(p(1-p)/n + z^2/(4n^2))
+//
+// The bounds are clamped to [0, 1] and always contain p. It returns an
+// error when n <= 0, successes is outside [0, n], or z is not positive and
+// finite.
+func WilsonInterval(successes, n int, z float64) (Interval, error) {
+	if err := checkProportion(successes, n, z); err != nil {
+		return Interval{}, err
+	}
+	nf := float64(n)
+	p := float64(successes) / nf
+	z2 := z * z
+	den := 1 + z2/nf
+	centre := (p + z2/(2*nf)) / den
+	half := z / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	lo, hi := clamp01(centre-half), clamp01(centre+half)
+	// Rounding can push a bound across p at the extremes (p = 0 or 1);
+	// the exact interval always contains p.
+	if successes == 0 {
+		lo = 0
+	}
+	if successes == n {
+		hi = 1
+	}
+	return Interval{Lower: lo, Upper: hi}, nil
+}
+
+// WilsonLowerBound returns the one-sided Wilson lower bound at quantile z:
+// the lower end of WilsonInterval(successes, n, z). Used with a one-sided
+// z (1.645 for 95% one-sided) it is a one-sided bound.
+func WilsonLowerBound(successes, n int, z float64) (float64, error) {
+	iv, err := WilsonInterval(successes, n, z)
+	return iv.Lower, err
+}
+
+// WilsonUpperBound returns the one-sided Wilson upper bound at quantile z:
+// the upper end of WilsonInterval(successes, n, z).
+func WilsonUpperBound(successes, n int, z float64) (float64, error) {
+	iv, err := WilsonInterval(successes, n, z)
+	return iv.Upper, err
+}
+
+// BonferroniZ adjusts the quantile z for k simultaneous tests, treating z
+// as a one-sided tail:
+//
+//	alpha = 1 - Phi(z)
+//	z'    = Phi^-1(1 - alpha/k)
+//
+// z is returned unchanged for k <= 1. From z = 1.96: k=2 -> 2.2414,
+// k=5 -> 2.5758, k=10 -> 2.8070, k=20 -> 3.0233.
+func BonferroniZ(z float64, k int) float64 {
+	if k <= 1 {
+		return z
+	}
+	alpha := 1 - distuv.UnitNormal.CDF(z)
+	return distuv.UnitNormal.Quantile(1 - alpha/float64(k))
+}
+
+func checkProportion(successes, n int, z float64) error {
+	if n <= 0 {
+		return fmt.Errorf("statistician: proportion needs n > 0, got %d", n)
+	}
+	if successes < 0 || successes > n {
+		return fmt.Errorf("statistician: successes %d outside [0, %d]", successes, n)
+	}
+	if !(z > 0) || math.IsInf(z, 0) {
+		return fmt.Errorf("statistician: quantile z = %v must be positive and finite", z)
+	}
+	return nil
+}
+
+func clamp01(x float64) float64 {
+	switch {
+	case x < 0:
+		return 0
+	case x > 1:
+		return 1
+	}
+	return x
+}
