@@ -1,0 +1,222 @@
+// Package comparator compares a run's light and deep inspections: verdict
+// match, score deltas, flag overlap and the kind of disagreement.
+package comparator
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/evalcal/evalcal/runner"
+)
+
+// DisagreementType classifies how light and deep differ on one run.
+type DisagreementType string
+
+// The four disagreement types, in the order Compare tests them.
+const (
+	VerdictSplit     DisagreementType = "verdict_split"     // verdicts differ
+	FalseNegative    DisagreementType = "false_negative"    // deep found a flag light missed
+	SeverityMismatch DisagreementType = "severity_mismatch" // same flag, other severity
+	FalsePositive    DisagreementType = "false_positive"    // light flagged what deep did not
+)
+
+// Types lists the disagreement types in their fixed report order.
+var Types = []DisagreementType{VerdictSplit, FalseNegative, SeverityMismatch, FalsePositive}
+
+// MinorNoisePoints is the score distance under which matching verdicts are
+// agreement with minor calibration noise (eval-calibrator comparator
+// strategy: "less than 10 points").
+const MinorNoisePoints = 10
+
+// Scores are an inspection's two scores, 0..100.
+type Scores struct {
+	RuntimeFidelity   float64 `yaml:"runtime_fidelity" json:"runtime_fidelity"`
+	TaskEffectiveness float64 `yaml:"task_effectiveness" json:"task_effectiveness"`
+}
+
+// FlagOverlap lists flags (by id, or by description when a flag has no
+// id) found by both depths, by light only and by deep only; each sorted.
+type FlagOverlap struct {
+	Both      []string `yaml:"both" json:"both"`
+	LightOnly []string `yaml:"light_only" json:"light_only"`
+	DeepOnly  []string `yaml:"deep_only" json:"deep_only"`
+	// SeverityMismatches lists flags found by both at other severities,
+	// as "key: light -> deep".
+	SeverityMismatches []string `yaml:"severity_mismatches,omitempty" json:"severity_mismatches,omitempty"`
+}
+
+// Comparison is one run's light-versus-deep comparison.
+type Comparison struct {
+	RunID        string `yaml:"run_id" json:"run_id"`
+	System       string `yaml:"system" json:"system"`
+	LightVerdict string `yaml:"light_verdict" json:"light_verdict"`
+	DeepVerdict  string `yaml:"deep_verdict" json:"deep_verdict"`
+	VerdictMatch bool   `yaml:"verdict_match" json:"verdict_match"`
+	Light        Scores `yaml:"light_scores" json:"light_scores"`
+	Deep         Scores `yaml:"deep_scores" json:"deep_scores"`
+	// Deltas are deep minus light: positive means light underestimated.
+	RuntimeFidelityDelta   float64           `yaml:"runtime_fidelity_delta" json:"runtime_fidelity_delta"`
+	TaskEffectivenessDelta float64           `yaml:"task_effectiveness_delta" json:"task_effectiveness_delta"`
+	FlagOverlap            FlagOverlap       `yaml:"flag_overlap" json:"flag_overlap"`
+	DisagreementType       *DisagreementType `yaml:"disagreement_type" json:"disagreement_type"`
+	// MinorNoise is true when verdicts match and both deltas are under
+	// MinorNoisePoints in absolute value.
+	MinorNoise bool     `yaml:"minor_noise" json:"minor_noise"`
+	Notes      []string `yaml:"notes" json:"notes"`
+}
+
+// Compare compares each pair and returns the comparisons sorted by run id.
+// It never fails: inspections were validated by the runner.
+func Compare(pairs []runner.Pair) []Comparison {
+	out := make([]Comparison, 0, len(pairs))
+	for _, p := range pairs {
+		out = append(out, compareOne(p.Light, p.Deep))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
+	return out
+}
+
+func compareOne(light, deep runner.Inspection) Comparison {
+	c := Comparison{
+		RunID:                  light.RunID,
+		System:                 light.System,
+		LightVerdict:           light.Verdict,
+		DeepVerdict:            deep.Verdict,
+		VerdictMatch:           light.Verdict == deep.Verdict,
+		Light:                  Scores{light.RuntimeFidelity, light.TaskEffectiveness},
+		Deep:                   Scores{deep.RuntimeFidelity, deep.TaskEffectiveness},
+		RuntimeFidelityDelta:   deep.RuntimeFidelity - light.RuntimeFidelity,
+		TaskEffectivenessDelta: deep.TaskEffectiveness - light.TaskEffectiveness,
+		Notes:                  []string{},
+	}
+	if c.System == "" {
+		c.System = deep.System
+	}
+	c.FlagOverlap = overlap(light.Flags, deep.Flags)
+
+	var dt DisagreementType
+	switch {
+	case !c.VerdictMatch:
+		dt = VerdictSplit
+		c.Notes = append(c.Notes, fmt.Sprintf("verdicts differ: light %s, deep %s", light.Verdict, deep.Verdict))
+	case len(c.FlagOverlap.DeepOnly) > 0:
+		dt = FalseNegative
+	case len(c.FlagOverlap.SeverityMismatches) > 0:
+		dt = SeverityMismatch
+	case len(c.FlagOverlap.LightOnly) > 0:
+		dt = FalsePositive
+		c.Notes = append(c.Notes, "light flagged what deep did not: light may be overly cautious, not necessarily wrong")
+	}
+	if dt != "" {
+		c.DisagreementType = &dt
+	}
+	if n := len(c.FlagOverlap.DeepOnly); n > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("deep found %d flag(s) light missed: %s", n, strings.Join(c.FlagOverlap.DeepOnly, ", ")))
+	}
+	for _, m := range c.FlagOverlap.SeverityMismatches {
+		c.Notes = append(c.Notes, "severity differs: "+m)
+	}
+	rf, te := abs(c.RuntimeFidelityDelta), abs(c.TaskEffectivenessDelta)
+	if c.VerdictMatch && rf < MinorNoisePoints && te < MinorNoisePoints {
+		c.MinorNoise = true
+		c.Notes = append(c.Notes, "verdicts agree; score deltas under 10 points are minor calibration noise")
+	} else {
+		for _, d := range []struct {
+			name  string
+			delta float64
+		}{{"runtime_fidelity", c.RuntimeFidelityDelta}, {"task_effectiveness", c.TaskEffectivenessDelta}} {
+			if abs(d.delta) >= MinorNoisePoints {
+				dir := "light scored higher than deep"
+				if d.delta > 0 {
+					dir = "light scored lower than deep"
+				}
+				c.Notes = append(c.Notes, fmt.Sprintf("%s differs by %.0f points (%s)", d.name, abs(d.delta), dir))
+			}
+		}
+	}
+	return c
+}
+
+// overlap matches light flags to deep flags: first by id where both
+// flags have one, then the rest by case-folded, space-normalised
+// description.
+func overlap(light, deep []runner.Flag) FlagOverlap {
+	usedL := make([]bool, len(light))
+	usedD := make([]bool, len(deep))
+	var o FlagOverlap
+	match := func(i, j int) {
+		usedL[i], usedD[j] = true, true
+		key := flagKey(light[i])
+		o.Both = append(o.Both, key)
+		if light[i].Severity != deep[j].Severity {
+			o.SeverityMismatches = append(o.SeverityMismatches,
+				fmt.Sprintf("%s: light %s, deep %s", key, light[i].Severity, deep[j].Severity))
+		}
+	}
+	for i, lf := range light {
+		if lf.ID == "" {
+			continue
+		}
+		for j, df := range deep {
+			if !usedD[j] && df.ID == lf.ID {
+				match(i, j)
+				break
+			}
+		}
+	}
+	for i, lf := range light {
+		if usedL[i] {
+			continue
+		}
+		for j, df := range deep {
+			if usedD[j] || (lf.ID != "" && df.ID != "") {
+				continue
+			}
+			if d := foldDescription(lf.Description); d != "" && d == foldDescription(df.Description) {
+				match(i, j)
+				break
+			}
+		}
+	}
+	for i, lf := range light {
+		if !usedL[i] {
+			o.LightOnly = append(o.LightOnly, flagKey(lf))
+		}
+	}
+	for j, df := range deep {
+		if !usedD[j] {
+			o.DeepOnly = append(o.DeepOnly, flagKey(df))
+		}
+	}
+	for _, s := range [][]string{o.Both, o.LightOnly, o.DeepOnly, o.SeverityMismatches} {
+		sort.Strings(s)
+	}
+	o.Both, o.LightOnly, o.DeepOnly = nonNil(o.Both), nonNil(o.LightOnly), nonNil(o.DeepOnly)
+	return o
+}
+
+func flagKey(f runner.Flag) string {
+	if f.ID != "" {
+		return f.ID
+	}
+	return foldDescription(f.Description)
+}
+
+func foldDescription(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
