@@ -1,0 +1,131 @@
+package advisor
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+type run struct {
+	light, deep string
+	deepFlags   []string
+	lightFlags  []string
+	drop        float64
+}
+
+func build(runs []run) ([]comparator.Comparison, aggregate.Stats) {
+	var pairs []runner.Pair
+	for i, r := range runs {
+		id := fmt.Sprintf("r%02d", i)
+		l := runner.Inspection{RunID: id, Verdict: r.light, RuntimeFidelity: 80, TaskEffectiveness: 75}
+		d := runner.Inspection{RunID: id, Verdict: r.deep, RuntimeFidelity: 80 - r.drop, TaskEffectiveness: 75 - r.drop}
+		for _, f := range r.lightFlags {
+			l.Flags = append(l.Flags, runner.Flag{ID: f, Severity: "warning"})
+		}
+		for _, f := range r.deepFlags {
+			d.Flags = append(d.Flags, runner.Flag{ID: f, Severity: "warning"})
+		}
+		pairs = append(pairs, runner.Pair{Light: l, Deep: d})
+	}
+	cs := comparator.Compare(pairs)
+	return cs, aggregate.Compute(cs, aggregate.DefaultOptions())
+}
+
+func TestLowAgreementPutsMostCommonTypeFirstWithComputedImpact(t *testing.T) {
+	var runs []run
+	for i := 0; i < 4; i++ { // 4 verdict splits, light optimistic, deep finds placeholder-output
+		runs = append(runs, run{light: "pass", deep: "fail", deepFlags: []string{"placeholder-output"}, drop: 40})
+	}
+	runs = append(runs, run{light: "pass", deep: "pass", deepFlags: []string{"order-mismatch"}})
+	for i := 0; i < 5; i++ {
+		runs = append(runs, run{light: "pass", deep: "pass"})
+	}
+	cs, st := build(runs)
+	recs := Advise(cs, st)
+	if len(recs) == 0 {
+		t.Fatal("no recommendations")
+	}
+	first := recs[0]
+	if first.Rule != "most-common-type" || first.Priority != 1 {
+		t.Fatalf("first = %+v, want the most common type (verdict_split)", first)
+	}
+	// 6/10 agree now; resolving the 4 splits gives 10/10.
+	if first.ExpectedImpact.CurrentPercent != 60 || first.ExpectedImpact.AgreementPercent != 100 || first.ExpectedImpact.VerdictsResolved != 4 {
+		t.Errorf("impact = %+v, want 60 -> 100 with 4 verdicts resolved", first.ExpectedImpact)
+	}
+	var cluster, optimistic bool
+	for _, r := range recs {
+		if r.Rule == "cluster" && r.Target == "light check for placeholder-output" {
+			cluster = true
+		}
+		if r.Rule == "cluster" && r.Target == "light check for order-mismatch" {
+			t.Errorf("a deep-only flag on one run is not a cluster: %+v", r)
+		}
+		if r.Rule == "optimistic" {
+			optimistic = true
+		}
+	}
+	if !cluster || !optimistic {
+		t.Errorf("want cluster and optimistic recommendations, got %+v", recs)
+	}
+	for i, r := range recs {
+		if r.Priority != i+1 {
+			t.Errorf("priority %d at position %d", r.Priority, i)
+		}
+	}
+}
+
+func TestAllAgreeAsksForAdversarialRuns(t *testing.T) {
+	var runs []run
+	for i := 0; i < 12; i++ {
+		runs = append(runs, run{light: "pass", deep: "pass"})
+	}
+	recs := Advise(build(runs))
+	if len(recs) != 1 || recs[0].Rule != "all-agree" {
+		t.Fatalf("recs = %+v, want only all-agree", recs)
+	}
+}
+
+func TestSmallSampleIsPreliminary(t *testing.T) {
+	recs := Advise(build([]run{{light: "pass", deep: "pass"}, {light: "fail", deep: "fail"}, {light: "partial", deep: "partial"}}))
+	var prelim bool
+	for _, r := range recs {
+		prelim = prelim || r.Rule == "preliminary"
+	}
+	if !prelim {
+		t.Errorf("3 runs: want a preliminary recommendation, got %+v", recs)
+	}
+}
+
+func TestPessimisticLightNamesItsFalsePositives(t *testing.T) {
+	var runs []run
+	for i := 0; i < 10; i++ {
+		runs = append(runs, run{light: "partial", deep: "partial", lightFlags: []string{"slow-step"}, drop: -8})
+	}
+	recs := Advise(build(runs))
+	found := false
+	for _, r := range recs {
+		if r.Rule == "pessimistic" {
+			found = true
+			if len(r.Addresses) != 10 {
+				t.Errorf("pessimistic addresses %d runs, want 10", len(r.Addresses))
+			}
+		}
+	}
+	if !found {
+		t.Errorf("want a pessimistic recommendation, got %+v", recs)
+	}
+}
+
+func TestAdviceIsDeterministic(t *testing.T) {
+	runs := []run{{light: "pass", deep: "fail", deepFlags: []string{"a", "b"}, drop: 30}, {light: "pass", deep: "fail", deepFlags: []string{"b", "a"}, drop: 30}, {light: "pass", deep: "pass"}}
+	a := fmt.Sprintf("%+v", Advise(build(runs)))
+	for i := 0; i < 5; i++ {
+		if b := fmt.Sprintf("%+v", Advise(build(runs))); a != b {
+			t.Fatalf("advice differs between calls:\n%s\n%s", a, b)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+// SchemaVersion is the version of the report layout. It rises whenever a
+// field is removed or changes meaning; readers refuse newer versions.
+const SchemaVersion = 1
+
+// Report is the calibration report. Field order is the document's key
+// order; every top-level key is always present.
+type Report struct {
+	SchemaVersion         int                        `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy           string                     `yaml:"generated_by" json:"generated_by"`
+	Inputs                Inputs                     `yaml:"inputs" json:"inputs"`
+	SampleSize            int                        `yaml:"sample_size" json:"sample_size"`
+	Sample                Sample                     `yaml:"sample" json:"sample"`
+	AgreementRate         aggregate.AgreementRate    `yaml:"agreement_rate" json:"agreement_rate"`
+	ScoreCorrelation      aggregate.ScoreCorrelation `yaml:"score_correlation" json:"score_correlation"`
+	MeanScoreDelta        aggregate.MeanScoreDelta   `yaml:"mean_score_delta" json:"mean_score_delta"`
+	BiasDirection         string                     `yaml:"bias_direction" json:"bias_direction"`
+	DisagreementBreakdown aggregate.Breakdown        `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
+	Confidence            string                     `yaml:"confidence" json:"confidence"`
+	Preliminary           bool                       `yaml:"preliminary" json:"preliminary"`
+	Kappa                 aggregate.KappaSection     `yaml:"kappa" json:"kappa"`
+	Confusion             aggregate.Confusion        `yaml:"confusion" json:"confusion"`
+	Forecast              aggregate.Forecast         `yaml:"forecast" json:"forecast"`
+	Disagreements         []comparator.Comparison    `yaml:"disagreements" json:"disagreements"`
+	Comparisons           []comparator.Comparison    `yaml:"comparisons" json:"comparisons"`
+	Failures              []runner.Failure           `yaml:"failures" json:"failures"`
+	// Partial is true when some inspections failed, so the statistics
+	// cover fewer runs than were sampled.
+	Partial         bool                     `yaml:"partial" json:"partial"`
+	Recommendations []advisor.Recommendation `yaml:"recommendations" json:"recommendations"`
+	Warnings        []string                 `yaml:"warnings" json:"warnings"`
+}
+
+// Inputs says what the report was computed from, so that it can be
+// reproduced: the same inputs and flags give a byte-identical report.
+type Inputs struct {
+	Paths       []string `yaml:"paths" json:"paths"`
+	Inspections string   `yaml:"inspections,omitempty" json:"inspections,omitempty"`
+	Inspector   string   `yaml:"inspector" json:"inspector"`
+	Seed        uint64   `yaml:"seed" json:"seed"`
+	SampleLimit int      `yaml:"sample_limit" json:"sample_limit"`
+	// ContentHash is the SHA-256 over the sampled runs' ids and content
+	// hashes, in id order: it changes when any input run changes.
+	ContentHash string `yaml:"content_hash" json:"content_hash"`
+	// CommandLine is the command's arguments without those that cannot
+	// change the result (--jobs, --cache, --no-cache, -o, --progress).
+	CommandLine []string `yaml:"command_line" json:"command_line"`
+}
+
+// Sample is the calibration sample: its composition, the runs calibrated
+// on, and the runs set aside as invalid with the reason.
+type Sample struct {
+	Discovered  int         `yaml:"discovered" json:"discovered"`
+	Valid       int         `yaml:"valid" json:"valid"`
+	Selected    int         `yaml:"selected" json:"selected"`
+	Composition Composition `yaml:"composition" json:"composition"`
+	Runs        []SampleRun `yaml:"runs" json:"runs"`
+	Invalid     []Invalid   `yaml:"invalid" json:"invalid"`
+}
+
+// Composition summarises the sample: systems represented, outcomes, sizes.
+type Composition struct {
+	Systems []Count `yaml:"systems" json:"systems"`
+	Status  []Count `yaml:"status" json:"status"`
+	Eras    []Count `yaml:"eras" json:"eras"`
+	// SuccessFailureRatio is completed runs over failed or incomplete
+	// ones; null when there are none of the latter.
+	SuccessFailureRatio *float64 `yaml:"success_failure_ratio" json:"success_failure_ratio"`
+	SizeBytes           Spread   `yaml:"size_bytes" json:"size_bytes"`
+	Services            Spread   `yaml:"services" json:"services"`
+}
+
+// Count is a named count.
+type Count struct {
+	Name  string `yaml:"name" json:"name"`
+	Count int    `yaml:"count" json:"count"`
+}
+
+// Spread is the minimum, median and maximum of a quantity.
+type Spread struct {
+	Min    float64 `yaml:"min" json:"min"`
+	Median float64 `yaml:"median" json:"median"`
+	Max    float64 `yaml:"max" json:"max"`
+}
+
+// SampleRun is one sampled run as the sampler described it.
+type SampleRun struct {
+	ID        string `yaml:"id" json:"id"`
+	System    string `yaml:"system" json:"system"`
+	Era       string `yaml:"era" json:"era"`
+	Status    string `yaml:"status" json:"status"`
+	Services  int    `yaml:"services" json:"services"`
+	SizeBytes int64  `yaml:"size_bytes" json:"size_bytes"`
+	Path      string `yaml:"path,omitempty" json:"path,omitempty"`
+}
+
+// Invalid is a run set aside, with the reason.
+type Invalid struct {
+	ID     string `yaml:"id" json:"id"`
+	Path   string `yaml:"path,omitempty" json:"path,omitempty"`
+	Reason string `yaml:"reason" json:"reason"`
+}
+
+// YAML renders the report as YAML with two-space indentation.
+func (r *Report) YAML() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("report: encode yaml: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("report: encode yaml: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// JSON renders the report as indented JSON.
+func (r *Report) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("report: encode json: %w", err)
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,357 @@
+// Package aggregate is the statistician stage: it turns per-run
+// comparisons into the calibration statistics of the report, using the
+// scoring core in package statistician for every number.
+//
+// It lives in its own package so that the scoring core keeps its import
+// rule (standard library, gonum and montanaflynn/stats only) while the
+// stage may depend on the comparator's types.
+package aggregate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician"
+)
+
+// Bias directions. Light is optimistic when it scores higher than deep
+// (mean deep-minus-light delta below -BiasThreshold), pessimistic when it
+// scores lower (above +BiasThreshold), neutral otherwise.
+const (
+	Optimistic  = "optimistic"
+	Pessimistic = "pessimistic"
+	Neutral     = "neutral"
+)
+
+// BiasThreshold is the mean-delta threshold in score points
+// (eval-calibrator statistician: "optimistic if mean delta < -5").
+const BiasThreshold = 5.0
+
+// Confidence levels (eval-calibrator: high = 20+ runs and agreement > 90%,
+// medium = 10+ runs and > 75%, low otherwise).
+const (
+	ConfidenceHigh   = "high"
+	ConfidenceMedium = "medium"
+	ConfidenceLow    = "low"
+)
+
+// MinCorrelationPairs is the fewest runs for which a correlation is
+// reported (eval-calibrator: "fewer than 5 points: insufficient data").
+const MinCorrelationPairs = 5
+
+// verdictOrder is the ordinal scale fail < partial < pass.
+var verdictOrder = []string{runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass}
+
+// Stats is what the stage computes. Every figure carries its raw counts.
+type Stats struct {
+	SampleSize            int                     `yaml:"sample_size" json:"sample_size"`
+	AgreementRate         AgreementRate           `yaml:"agreement_rate" json:"agreement_rate"`
+	ScoreCorrelation      ScoreCorrelation        `yaml:"score_correlation" json:"score_correlation"`
+	MeanScoreDelta        MeanScoreDelta          `yaml:"mean_score_delta" json:"mean_score_delta"`
+	BiasDirection         string                  `yaml:"bias_direction" json:"bias_direction"`
+	DisagreementBreakdown Breakdown               `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
+	Confidence            string                  `yaml:"confidence" json:"confidence"`
+	Preliminary           bool                    `yaml:"preliminary" json:"preliminary"`
+	Kappa                 KappaSection            `yaml:"kappa" json:"kappa"`
+	Confusion             Confusion               `yaml:"confusion" json:"confusion"`
+	Forecast              Forecast                `yaml:"forecast" json:"forecast"`
+	Disagreements         []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
+	Warnings              []string                `yaml:"warnings" json:"warnings"`
+	byType                map[comparator.DisagreementType][]string
+}
+
+// ByType returns the run ids of each disagreement type, sorted.
+func (s Stats) ByType() map[comparator.DisagreementType][]string { return s.byType }
+
+// Breakdown counts the runs of each disagreement type.
+type Breakdown struct {
+	VerdictSplit     int `yaml:"verdict_split" json:"verdict_split"`
+	FalseNegative    int `yaml:"false_negative" json:"false_negative"`
+	SeverityMismatch int `yaml:"severity_mismatch" json:"severity_mismatch"`
+	FalsePositive    int `yaml:"false_positive" json:"false_positive"`
+}
+
+func (b *Breakdown) add(t comparator.DisagreementType) {
+	switch t {
+	case comparator.VerdictSplit:
+		b.VerdictSplit++
+	case comparator.FalseNegative:
+		b.FalseNegative++
+	case comparator.SeverityMismatch:
+		b.SeverityMismatch++
+	case comparator.FalsePositive:
+		b.FalsePositive++
+	}
+}
+
+// AgreementRate is the share of runs whose light and deep verdicts match,
+// in percent (0..100), with its Wilson 95% interval in percent.
+type AgreementRate struct {
+	Percent  float64               `yaml:"percent" json:"percent"`
+	Matches  int                   `yaml:"matches" json:"matches"`
+	N        int                   `yaml:"n" json:"n"`
+	Wilson95 statistician.Interval `yaml:"wilson95" json:"wilson95"`
+}
+
+// ScoreCorrelation holds the light-versus-deep correlation of each score.
+type ScoreCorrelation struct {
+	RuntimeFidelity   Correlation `yaml:"runtime_fidelity" json:"runtime_fidelity"`
+	TaskEffectiveness Correlation `yaml:"task_effectiveness" json:"task_effectiveness"`
+}
+
+// Correlation is Pearson r with its Fisher-z 95% interval and p-value,
+// and Spearman rho; or, when not defined, only N and the reason
+// (Insufficient under MinCorrelationPairs runs, Undefined otherwise).
+type Correlation struct {
+	R            *float64               `yaml:"r,omitempty" json:"r,omitempty"`
+	CI95         *statistician.Interval `yaml:"ci95,omitempty" json:"ci95,omitempty"`
+	P            *float64               `yaml:"p,omitempty" json:"p,omitempty"`
+	Spearman     *float64               `yaml:"spearman,omitempty" json:"spearman,omitempty"`
+	N            int                    `yaml:"n" json:"n"`
+	Insufficient string                 `yaml:"insufficient,omitempty" json:"insufficient,omitempty"`
+	Undefined    string                 `yaml:"undefined,omitempty" json:"undefined,omitempty"`
+}
+
+// MeanScoreDelta holds the deep-minus-light delta of each score.
+type MeanScoreDelta struct {
+	RuntimeFidelity   ScoreDelta `yaml:"runtime_fidelity" json:"runtime_fidelity"`
+	TaskEffectiveness ScoreDelta `yaml:"task_effectiveness" json:"task_effectiveness"`
+}
+
+// ScoreDelta is the mean deep-minus-light delta of one score with its t
+// 95% interval, its bias direction, Bland-Altman limits of agreement and
+// Lin's concordance correlation coefficient.
+type ScoreDelta struct {
+	Mean        float64                        `yaml:"mean" json:"mean"`
+	CI95        *statistician.Interval         `yaml:"ci95" json:"ci95"`
+	SD          float64                        `yaml:"sd" json:"sd"`
+	N           int                            `yaml:"n" json:"n"`
+	Direction   string                         `yaml:"direction" json:"direction"`
+	Reason      string                         `yaml:"reason,omitempty" json:"reason,omitempty"`
+	BlandAltman statistician.BlandAltmanResult `yaml:"bland_altman" json:"bland_altman"`
+	CCC         statistician.CCC               `yaml:"ccc" json:"ccc"`
+}
+
+// KappaSection is Cohen's kappa on the ordinal verdicts, unweighted and
+// with linear and quadratic weights, with raw agreement and PABAK.
+type KappaSection struct {
+	Unweighted   statistician.Kappa `yaml:"unweighted" json:"unweighted"`
+	Linear       statistician.Kappa `yaml:"linear" json:"linear"`
+	Quadratic    statistician.Kappa `yaml:"quadratic" json:"quadratic"`
+	RawAgreement float64            `yaml:"raw_agreement" json:"raw_agreement"`
+	PABAK        float64            `yaml:"pabak" json:"pabak"`
+}
+
+// Confusion is the 3x3 verdict confusion matrix: rows are light's verdict,
+// columns deep's, both in Order (fail, partial, pass). The risky cells
+// list their run ids.
+type Confusion struct {
+	Order             []string `yaml:"order" json:"order"`
+	Rows              string   `yaml:"rows" json:"rows"`
+	Columns           string   `yaml:"columns" json:"columns"`
+	Counts            [][]int  `yaml:"counts" json:"counts"`
+	LightPassDeepFail []string `yaml:"light_pass_deep_fail" json:"light_pass_deep_fail"`
+	LightFailDeepPass []string `yaml:"light_fail_deep_pass" json:"light_fail_deep_pass"`
+}
+
+// Options configures Compute.
+type Options struct {
+	// Bins is the number of equal-frequency bins of the light-score
+	// reliability table (default 10).
+	Bins int
+}
+
+// DefaultOptions returns the options evalcal uses unless told otherwise.
+func DefaultOptions() Options { return Options{Bins: 10} }
+
+// Compute aggregates the comparisons (one per run). It never fails; where
+// a statistic is undefined the result says why.
+func Compute(cs []comparator.Comparison, opts Options) Stats {
+	if opts.Bins <= 0 {
+		opts.Bins = DefaultOptions().Bins
+	}
+	n := len(cs)
+	s := Stats{
+		SampleSize:    n,
+		Disagreements: []comparator.Comparison{},
+		Warnings:      []string{},
+		byType:        map[comparator.DisagreementType][]string{},
+	}
+	matches := 0
+	var lightRF, deepRF, lightTE, deepTE, dRF, dTE []float64
+	for _, c := range cs {
+		if c.VerdictMatch {
+			matches++
+		}
+		if c.DisagreementType != nil {
+			t := *c.DisagreementType
+			s.DisagreementBreakdown.add(t)
+			s.byType[t] = append(s.byType[t], c.RunID)
+			s.Disagreements = append(s.Disagreements, c)
+		}
+		lightRF, deepRF = append(lightRF, c.Light.RuntimeFidelity), append(deepRF, c.Deep.RuntimeFidelity)
+		lightTE, deepTE = append(lightTE, c.Light.TaskEffectiveness), append(deepTE, c.Deep.TaskEffectiveness)
+		dRF, dTE = append(dRF, c.RuntimeFidelityDelta), append(dTE, c.TaskEffectivenessDelta)
+	}
+	for _, ids := range s.byType {
+		sort.Strings(ids)
+	}
+
+	s.AgreementRate = agreement(matches, n)
+	s.ScoreCorrelation = ScoreCorrelation{
+		RuntimeFidelity:   correlation(lightRF, deepRF),
+		TaskEffectiveness: correlation(lightTE, deepTE),
+	}
+	s.MeanScoreDelta = MeanScoreDelta{
+		RuntimeFidelity:   scoreDelta(lightRF, deepRF, dRF),
+		TaskEffectiveness: scoreDelta(lightTE, deepTE, dTE),
+	}
+	s.BiasDirection = Neutral
+	if n > 0 {
+		s.BiasDirection = direction((mean(dRF) + mean(dTE)) / 2)
+	}
+	s.Confidence, s.Preliminary = confidence(n, s.AgreementRate.Percent)
+	if s.Preliminary {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("preliminary: only %d runs; results from 3 to 5 runs are indicative at best", n))
+	}
+	s.Confusion, s.Kappa = verdictAgreement(cs)
+	s.Forecast = lightAsForecast(cs, opts.Bins)
+	return s
+}
+
+func agreement(matches, n int) AgreementRate {
+	a := AgreementRate{Matches: matches, N: n}
+	if n == 0 {
+		return a
+	}
+	a.Percent = 100 * float64(matches) / float64(n)
+	if iv, err := statistician.WilsonInterval(matches, n, statistician.Z95); err == nil {
+		a.Wilson95 = statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
+	}
+	return a
+}
+
+func correlation(light, deep []float64) Correlation {
+	c := Correlation{N: len(light)}
+	if len(light) < MinCorrelationPairs {
+		c.Insufficient = fmt.Sprintf("insufficient data for correlation: %d runs, need at least %d", len(light), MinCorrelationPairs)
+		return c
+	}
+	p := statistician.Pearson(light, deep)
+	if p.Reason != "" {
+		c.Undefined = p.Reason
+		return c
+	}
+	r, pv, ci := p.R, p.P, p.CI95
+	c.R, c.P, c.CI95 = &r, &pv, &ci
+	if sp := statistician.Spearman(light, deep); sp.Reason == "" {
+		rho := sp.R
+		c.Spearman = &rho
+	}
+	return c
+}
+
+func scoreDelta(light, deep, d []float64) ScoreDelta {
+	md := statistician.MeanDifference(d, 0.95)
+	sd := ScoreDelta{Mean: md.Mean, SD: md.SD, N: len(d), Reason: md.Reason}
+	if md.Reason == "" {
+		ci := md.CI
+		sd.CI95 = &ci
+	}
+	sd.Direction = Neutral
+	if len(d) > 0 {
+		sd.Direction = direction(mean(d))
+	}
+	sd.BlandAltman = statistician.BlandAltman(light, deep)
+	sd.CCC = statistician.LinCCC(light, deep)
+	return sd
+}
+
+func direction(meanDelta float64) string {
+	switch {
+	case meanDelta < -BiasThreshold:
+		return Optimistic
+	case meanDelta > BiasThreshold:
+		return Pessimistic
+	}
+	return Neutral
+}
+
+// confidence applies the eval-calibrator levels on the point agreement
+// percentage; preliminary marks 3 to 5 runs (and fewer, which the sampler
+// refuses but saved inspections may still produce).
+func confidence(n int, percent float64) (string, bool) {
+	level := ConfidenceLow
+	switch {
+	case n >= 20 && percent > 90:
+		level = ConfidenceHigh
+	case n >= 10 && percent > 75:
+		level = ConfidenceMedium
+	}
+	return level, n <= 5
+}
+
+func verdictIndex(v string) int {
+	for i, o := range verdictOrder {
+		if o == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func verdictAgreement(cs []comparator.Comparison) (Confusion, KappaSection) {
+	conf := Confusion{
+		Order:             append([]string(nil), verdictOrder...),
+		Rows:              "light",
+		Columns:           "deep",
+		Counts:            [][]int{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+		LightPassDeepFail: []string{},
+		LightFailDeepPass: []string{},
+	}
+	var rows, cols []int
+	for _, c := range cs {
+		i, j := verdictIndex(c.LightVerdict), verdictIndex(c.DeepVerdict)
+		if i < 0 || j < 0 {
+			continue // the runner validated verdicts; be safe anyway
+		}
+		conf.Counts[i][j]++
+		rows, cols = append(rows, i), append(cols, j)
+		switch {
+		case c.LightVerdict == runner.VerdictPass && c.DeepVerdict == runner.VerdictFail:
+			conf.LightPassDeepFail = append(conf.LightPassDeepFail, c.RunID)
+		case c.LightVerdict == runner.VerdictFail && c.DeepVerdict == runner.VerdictPass:
+			conf.LightFailDeepPass = append(conf.LightFailDeepPass, c.RunID)
+		}
+	}
+	sort.Strings(conf.LightPassDeepFail)
+	sort.Strings(conf.LightFailDeepPass)
+
+	var k KappaSection
+	table, err := statistician.ConfusionMatrix(rows, cols, len(verdictOrder))
+	if err != nil || len(rows) == 0 {
+		reason := "no runs with both verdicts"
+		k.Unweighted = statistician.Kappa{Reason: reason}
+		k.Linear, k.Quadratic = k.Unweighted, k.Unweighted
+		return conf, k
+	}
+	k.Unweighted = statistician.CohenKappa(table, statistician.Unweighted)
+	k.Linear = statistician.CohenKappa(table, statistician.Linear)
+	k.Quadratic = statistician.CohenKappa(table, statistician.Quadratic)
+	k.RawAgreement, _ = statistician.RawAgreement(table)
+	k.PABAK, _ = statistician.PABAK(table)
+	return conf, k
+}
+
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
