@@ -118,3 +118,71 @@ func clamp01(x float64) float64 {
 	}
 	return x
 }
+
+// ClopperPearson returns the Clopper-Pearson "exact" interval for
+// successes out of n trials at a two-sided confidence level in (0, 1)
+// (Clopper and Pearson 1934), from quantiles of the Beta distribution:
+//
+//	alpha = 1 - level
+//	lower = BetaQuantile(alpha/2;   x,   n-x+1)   (0 when x = 0)
+//	upper = BetaQuantile(1-alpha/2; x+1, n-x)     (1 when x = n)
+//
+// The bounds lie in [0, 1] and contain x/n. It returns an error when
+// n <= 0, successes is outside [0, n], or level is outside (0, 1).
+func ClopperPearson(successes, n int, level float64) (Interval, error) {
+	if !(level > 0 && level < 1) {
+		return Interval{}, fmt.Errorf("statistician: clopper-pearson: confidence level %v must be in (0, 1)", level)
+	}
+	if err := checkProportion(successes, n, 1); err != nil {
+		return Interval{}, fmt.Errorf("statistician: clopper-pearson: %w", err)
+	}
+	alpha := 1 - level
+	x, nf := float64(successes), float64(n)
+	iv := Interval{Lower: 0, Upper: 1}
+	if successes > 0 {
+		iv.Lower = distuv.Beta{Alpha: x, Beta: nf - x + 1}.Quantile(alpha / 2)
+	}
+	if successes < n {
+		iv.Upper = distuv.Beta{Alpha: x + 1, Beta: nf - x}.Quantile(1 - alpha/2)
+	}
+	p := x / nf
+	iv.Lower, iv.Upper = math.Min(clamp01(iv.Lower), p), math.Max(clamp01(iv.Upper), p)
+	return iv, nil
+}
+
+// Difference is an estimated difference with its confidence interval.
+type Difference struct {
+	Estimate float64  `yaml:"estimate" json:"estimate"`
+	CI       Interval `yaml:"ci" json:"ci"`
+}
+
+// NewcombeDifference returns p1 - p2 for two independent proportions
+// x1/n1 and x2/n2 with Newcombe's hybrid score interval (Newcombe 1998,
+// method 10), built from the Wilson intervals (l1, u1) and (l2, u2) at
+// standard normal quantile z:
+//
+//	d     = p1 - p2
+//	lower = d - sqrt((p1 - l1)^2 + (u2 - p2)^2)
+//	upper = d + sqrt((u1 - p1)^2 + (p2 - l2)^2)
+//
+// The interval lies in [-1, 1] and contains d. Newcombe's worked example
+// 56/70 - 48/80 gives 0.2 with [0.0524, 0.3339] at z = 1.96. It returns an
+// error when either proportion is invalid (see WilsonInterval).
+func NewcombeDifference(x1, n1, x2, n2 int, z float64) (Difference, error) {
+	w1, err := WilsonInterval(x1, n1, z)
+	if err != nil {
+		return Difference{}, fmt.Errorf("statistician: newcombe difference, first proportion: %w", err)
+	}
+	w2, err := WilsonInterval(x2, n2, z)
+	if err != nil {
+		return Difference{}, fmt.Errorf("statistician: newcombe difference, second proportion: %w", err)
+	}
+	p1, p2 := float64(x1)/float64(n1), float64(x2)/float64(n2)
+	d := p1 - p2
+	lower := d - math.Hypot(p1-w1.Lower, w2.Upper-p2)
+	upper := d + math.Hypot(w1.Upper-p1, p2-w2.Lower)
+	return Difference{
+		Estimate: d,
+		CI:       Interval{Lower: math.Max(lower, -1), Upper: math.Min(upper, 1)},
+	}, nil
+}

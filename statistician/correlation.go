@@ -1,0 +1,188 @@
+package statistician
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// MinCorrelationPairs is the fewest pairs for which a correlation or a
+// concordance coefficient is reported; below it the result carries a
+// reason instead of a number.
+const MinCorrelationPairs = 5
+
+// Correlation is a correlation coefficient with its 95% interval and the
+// two-sided p-value of the test of zero correlation. When the coefficient
+// is not defined for the data, Reason says why and the numbers are zero.
+type Correlation struct {
+	R      float64  `yaml:"r" json:"r"`
+	CI95   Interval `yaml:"ci95" json:"ci95"`
+	P      float64  `yaml:"p" json:"p"`
+	N      int      `yaml:"n" json:"n"`
+	Reason string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// Pearson returns Pearson's product-moment correlation of the pairs
+// (x[i], y[i]):
+//
+//	r = sum((x-mx)(y-my)) / sqrt(sum((x-mx)^2) sum((y-my)^2))
+//
+// with the Fisher-z 95% interval tanh(atanh(r) ± Z95/sqrt(n-3)) (Fisher
+// 1921; as R's cor.test) and the two-sided p-value of
+// t = r sqrt((n-2)/(1-r^2)) on n-2 degrees of freedom (as R's cor.test and
+// scipy.stats.pearsonr). r lies in [-1, 1]; |r| = 1 gives the interval
+// [r, r] and p = 0.
+//
+// With unequal lengths, a NaN or infinite value, fewer than
+// MinCorrelationPairs pairs, or zero variance in x or y, the result has
+// zero numbers and a Reason.
+func Pearson(x, y []float64) Correlation {
+	if reason := checkPairs(x, y, MinCorrelationPairs); reason != "" {
+		return Correlation{N: len(x), Reason: reason}
+	}
+	return pearsonChecked(x, y, 1)
+}
+
+// Spearman returns Spearman's rank correlation rho: Pearson's r of the
+// ranks of x and of y, ties given their average rank (as
+// scipy.stats.spearmanr and R's cor(method = "spearman")). The p-value uses
+// the t approximation t = rho sqrt((n-2)/(1-rho^2)) on n-2 degrees of
+// freedom (as scipy.stats.spearmanr). The 95% interval is Fisher-z with
+// the Fieller, Hartley and Pearson (1957) variance 1.06/(n-3):
+//
+//	tanh(atanh(rho) ± Z95 sqrt(1.06/(n-3)))
+//
+// Bad input and degenerate data give a Reason as for Pearson; zero
+// variance means all values of x (or y) are tied.
+func Spearman(x, y []float64) Correlation {
+	if reason := checkPairs(x, y, MinCorrelationPairs); reason != "" {
+		return Correlation{N: len(x), Reason: reason}
+	}
+	return pearsonChecked(AverageRanks(x), AverageRanks(y), 1.06)
+}
+
+// AverageRanks returns the 1-based ranks of x, ties given the mean of the
+// ranks they span (R's rank(ties.method = "average")). NaN values sort
+// first; callers that care reject them before ranking.
+func AverageRanks(x []float64) []float64 {
+	order := make([]int, len(x))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return x[order[a]] < x[order[b]] })
+	ranks := make([]float64, len(x))
+	for start := 0; start < len(order); {
+		end := start + 1
+		for end < len(order) && x[order[end]] == x[order[start]] {
+			end++
+		}
+		// Positions start..end-1 hold equal values: ranks start+1..end.
+		avg := float64(start+1+end) / 2
+		for _, i := range order[start:end] {
+			ranks[i] = avg
+		}
+		start = end
+	}
+	return ranks
+}
+
+// pearsonChecked computes Pearson's r with a Fisher-z interval whose
+// variance is varFactor/(n-3). x and y have passed checkPairs.
+func pearsonChecked(x, y []float64, varFactor float64) Correlation {
+	n := len(x)
+	c := Correlation{N: n}
+	mx, my := mean(x), mean(y)
+	var sxx, syy, sxy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxx += dx * dx
+		syy += dy * dy
+		sxy += dx * dy
+	}
+	switch {
+	case sxx == 0 || allEqual(x):
+		c.Reason = "undefined: x has zero variance"
+		return c
+	case syy == 0 || allEqual(y):
+		c.Reason = "undefined: y has zero variance"
+		return c
+	}
+	r := sxy / math.Sqrt(sxx) / math.Sqrt(syy)
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		c.Reason = "undefined: sums of squares overflow"
+		return c
+	}
+	r = math.Max(-1, math.Min(1, r))
+	c.R = r
+	if math.Abs(r) == 1 {
+		c.CI95 = Interval{Lower: r, Upper: r}
+		return c // P = 0: a perfect linear relation.
+	}
+	nf := float64(n)
+	half := Z95 * math.Sqrt(varFactor/(nf-3))
+	z := math.Atanh(r)
+	c.CI95 = Interval{Lower: math.Tanh(z - half), Upper: math.Tanh(z + half)}
+	t := r * math.Sqrt((nf-2)/(1-r*r))
+	c.P = math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nf - 2}.Survival(math.Abs(t)))
+	return c
+}
+
+// checkPairs returns a reason why x and y cannot be analysed as at least
+// minPairs finite pairs, or "" when they can.
+func checkPairs(x, y []float64, minPairs int) string {
+	if len(x) != len(y) {
+		return fmt.Sprintf("invalid input: x has %d values and y has %d", len(x), len(y))
+	}
+	if len(x) < minPairs {
+		return fmt.Sprintf("insufficient data: %d pairs, need at least %d", len(x), minPairs)
+	}
+	if i := firstNonFinite(x); i >= 0 {
+		return fmt.Sprintf("invalid input: x[%d] is %v", i, x[i])
+	}
+	if i := firstNonFinite(y); i >= 0 {
+		return fmt.Sprintf("invalid input: y[%d] is %v", i, y[i])
+	}
+	return ""
+}
+
+// firstNonFinite returns the index of the first NaN or infinite value in
+// x, or -1.
+func firstNonFinite(x []float64) int {
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// allEqual reports whether every value of x equals x[0].
+func allEqual(x []float64) bool {
+	for _, v := range x {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// mean returns the arithmetic mean of x (0 for an empty slice), computed
+// with a correction pass so that constant data gives exactly that
+// constant.
+func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	m := s / float64(len(x))
+	var c float64
+	for _, v := range x {
+		c += v - m
+	}
+	return m + c/float64(len(x))
+}
