@@ -10,6 +10,7 @@ import (
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -64,37 +65,9 @@ type Inputs struct {
 // Sample is the calibration sample: its composition, the runs calibrated
 // on, and the runs set aside as invalid with the reason.
 type Sample struct {
-	Discovered  int         `yaml:"discovered" json:"discovered"`
-	Valid       int         `yaml:"valid" json:"valid"`
-	Selected    int         `yaml:"selected" json:"selected"`
-	Composition Composition `yaml:"composition" json:"composition"`
-	Runs        []SampleRun `yaml:"runs" json:"runs"`
-	Invalid     []Invalid   `yaml:"invalid" json:"invalid"`
-}
-
-// Composition summarises the sample: systems represented, outcomes, sizes.
-type Composition struct {
-	Systems []Count `yaml:"systems" json:"systems"`
-	Status  []Count `yaml:"status" json:"status"`
-	Eras    []Count `yaml:"eras" json:"eras"`
-	// SuccessFailureRatio is completed runs over failed or incomplete
-	// ones; null when there are none of the latter.
-	SuccessFailureRatio *float64 `yaml:"success_failure_ratio" json:"success_failure_ratio"`
-	SizeBytes           Spread   `yaml:"size_bytes" json:"size_bytes"`
-	Services            Spread   `yaml:"services" json:"services"`
-}
-
-// Count is a named count.
-type Count struct {
-	Name  string `yaml:"name" json:"name"`
-	Count int    `yaml:"count" json:"count"`
-}
-
-// Spread is the minimum, median and maximum of a quantity.
-type Spread struct {
-	Min    float64 `yaml:"min" json:"min"`
-	Median float64 `yaml:"median" json:"median"`
-	Max    float64 `yaml:"max" json:"max"`
+	Composition sampler.Composition `yaml:"composition" json:"composition"`
+	Runs        []SampleRun         `yaml:"runs" json:"runs"`
+	Invalid     []Invalid           `yaml:"invalid" json:"invalid"`
 }
 
 // SampleRun is one sampled run as the sampler described it.
