@@ -131,3 +131,19 @@ func TestEmptyInputGivesReasonsNotNaN(t *testing.T) {
 		t.Errorf("empty: %+v", s)
 	}
 }
+
+func TestLightScoreAsForecastOfDeepPass(t *testing.T) {
+	// Two runs: light mean score 0.8 with deep pass, 0.6 with deep fail.
+	pairs := []runner.Pair{
+		{Light: runner.Inspection{RunID: "a", Verdict: "pass", RuntimeFidelity: 85, TaskEffectiveness: 75}, Deep: runner.Inspection{RunID: "a", Verdict: "pass"}},
+		{Light: runner.Inspection{RunID: "b", Verdict: "pass", RuntimeFidelity: 60, TaskEffectiveness: 60}, Deep: runner.Inspection{RunID: "b", Verdict: "fail"}},
+	}
+	f := Compute(comparator.Compare(pairs), DefaultOptions()).Forecast
+	// Brier = ((0.8-1)^2 + (0.6-0)^2)/2 = (0.04 + 0.36)/2 = 0.20; calibration = (1 - 0.2/0.25)*100 = 20.
+	if f.Brier == nil || math.Abs(*f.Brier-0.20) > 1e-12 || math.Abs(*f.Calibration-20) > 1e-9 {
+		t.Fatalf("forecast = %+v, want brier 0.20, calibration 20", f)
+	}
+	if f.DeepPasses != 1 || f.BaseRate != 0.5 || f.CORP == nil || f.Reliability == nil {
+		t.Errorf("forecast = %+v", f)
+	}
+}

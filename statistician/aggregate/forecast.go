@@ -1,12 +1,81 @@
 package aggregate
 
-import "github.com/evalcal/evalcal/comparator"
+import (
+	"fmt"
 
-// Forecast treats light's score as a forecast of a deep pass.
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician"
+)
+
+// Forecast treats light's score as a probability forecast of a deep pass:
+//
+//	p = (light runtime_fidelity + light task_effectiveness) / 200
+//	y = 1 if deep's verdict is pass, else 0
+//
+// and scores it with the Brier score, the 0-100 calibration score, the
+// CORP decomposition and an equal-frequency reliability table. If light's
+// score means what it says, runs light scores at 0.8 pass deep about 80%
+// of the time. When no run was compared, only Reason is set.
 type Forecast struct {
-	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Of          string                          `yaml:"of" json:"of"`
+	Probability string                          `yaml:"probability" json:"probability"`
+	N           int                             `yaml:"n" json:"n"`
+	DeepPasses  int                             `yaml:"deep_passes" json:"deep_passes"`
+	BaseRate    float64                         `yaml:"base_rate" json:"base_rate"`
+	Brier       *float64                        `yaml:"brier" json:"brier"`
+	Calibration *float64                        `yaml:"calibration" json:"calibration"`
+	CORP        *statistician.CORPDecomposition `yaml:"corp" json:"corp"`
+	Reliability *statistician.BinnedMurphy      `yaml:"reliability" json:"reliability"`
+	Reason      string                          `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 func lightAsForecast(cs []comparator.Comparison, bins int) Forecast {
-	return Forecast{Reason: "not computed yet"}
+	f := Forecast{
+		Of:          "deep verdict is pass",
+		Probability: "(light runtime_fidelity + light task_effectiveness) / 200",
+		N:           len(cs),
+	}
+	if len(cs) == 0 {
+		f.Reason = "no runs were compared"
+		return f
+	}
+	p := make([]float64, len(cs))
+	y := make([]int, len(cs))
+	for i, c := range cs {
+		p[i] = clamp01((c.Light.RuntimeFidelity + c.Light.TaskEffectiveness) / 200)
+		if c.DeepVerdict == runner.VerdictPass {
+			y[i] = 1
+			f.DeepPasses++
+		}
+	}
+	f.BaseRate = float64(f.DeepPasses) / float64(len(cs))
+	bs, err := statistician.Brier(p, y)
+	if err != nil {
+		f.Reason = fmt.Sprintf("brier: %v", err)
+		return f
+	}
+	cal := statistician.CalibrationScore(bs)
+	f.Brier, f.Calibration = &bs, &cal
+	if d, err := statistician.CORP(p, y); err == nil {
+		f.CORP = &d
+	} else {
+		f.Reason = fmt.Sprintf("corp: %v", err)
+	}
+	if b, err := statistician.MurphyBinned(p, y, bins, statistician.EqualFrequencyBins); err == nil {
+		f.Reliability = &b
+	} else {
+		f.Reason = fmt.Sprintf("reliability: %v", err)
+	}
+	return f
+}
+
+func clamp01(x float64) float64 {
+	switch {
+	case x < 0:
+		return 0
+	case x > 1:
+		return 1
+	}
+	return x
 }
