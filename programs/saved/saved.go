@@ -1,0 +1,187 @@
+// Package saved serves inspections saved in a JSONL file
+// (`--inspections FILE` or `--inspector saved:FILE`, issue 3), so a
+// calibration can be computed from inspections made elsewhere.
+//
+// Each non-blank line is one inspection object (schema in DESIGN.md;
+// `program` is accepted for `system`) with its `run_id` and `depth`.
+// A run's light and deep inspections are paired by run_id.
+package saved
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// Identity is the inspector identity of saved inspections. The cache key
+// still changes with the inspections, since they are the run's content.
+const Identity = "saved/1"
+
+// maxLine bounds one JSONL line (an inspection is a few KB).
+const maxLine = 16 << 20
+
+// ErrNotSaved is wrapped by Inspect when the file holds no inspection of
+// the run at the asked depth.
+var ErrNotSaved = errors.New("no saved")
+
+// Inspector serves saved inspections by run id and depth. It is
+// read-only after Load and safe for concurrent use.
+type Inspector struct {
+	byKey map[key]runner.Inspection
+}
+
+type key struct {
+	runID string
+	depth runner.Depth
+}
+
+// entry is a run's saved lines, light and deep.
+type entry struct {
+	insp [2]*runner.Inspection
+	line [2]int
+	raw  [2][]byte
+}
+
+// Load reads the saved inspections in path and returns an Inspector
+// serving them and the runs they describe, sorted by id. Each run has
+// Era "saved", ID = run_id, System from its inspections (light first),
+// SizeBytes = the bytes of its lines, Valid = true, an empty Path and
+// Status, and ContentHash = hex SHA-256 of
+//
+//	"light\x00" + light line + "\x00deep\x00" + deep line
+//
+// (a missing depth is an empty line; lines are trimmed of surrounding
+// space), so the inspection cache sees a changed inspection as new
+// content.
+//
+// A line that is not an inspection, lacks run_id or depth, has a value
+// runner.CheckInspection rejects, repeats a (run_id, depth) pair or names
+// another system than the run's other depth is an error naming the file,
+// the line and the field. A file with no inspection is an error. A run
+// with one depth only is not an error here: Inspect fails permanently for
+// the missing depth, and the runner records that as a Failure.
+func Load(path string) (*Inspector, []sampler.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("saved: %w", err)
+	}
+	defer f.Close()
+
+	entries := map[string]*entry{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		insp, err := parseLine(line)
+		if err != nil {
+			return nil, nil, fmt.Errorf("saved: %s:%d: %w", path, lineNo, err)
+		}
+		e := entries[insp.RunID]
+		if e == nil {
+			e = &entry{}
+			entries[insp.RunID] = e
+		}
+		k := depthIndex(insp.Depth)
+		if e.insp[k] != nil {
+			return nil, nil, fmt.Errorf("saved: %s:%d: run %s: %s inspection already given at line %d",
+				path, lineNo, insp.RunID, insp.Depth, e.line[k])
+		}
+		if o := e.insp[1-k]; o != nil && o.System != "" && insp.System != "" && o.System != insp.System {
+			return nil, nil, fmt.Errorf("saved: %s:%d: run %s: %w", path, lineNo, insp.RunID,
+				&runner.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)})
+		}
+		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("saved: %s:%d: %w", path, lineNo+1, err)
+	}
+	if len(entries) == 0 {
+		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
+	}
+
+	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries))}
+	runs := make([]sampler.Run, 0, len(entries))
+	for id, e := range entries {
+		run := sampler.Run{ID: id, Era: sampler.EraSaved, Valid: true, ContentHash: contentHash(e.raw)}
+		for k, insp := range e.insp {
+			if insp == nil {
+				continue
+			}
+			if run.System == "" {
+				run.System = insp.System
+			}
+			run.SizeBytes += int64(len(e.raw[k]))
+			in.byKey[key{id, insp.Depth}] = *insp
+		}
+		runs = append(runs, run)
+	}
+	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	return in, runs, nil
+}
+
+// parseLine decodes one line and requires run_id and depth.
+func parseLine(line []byte) (runner.Inspection, error) {
+	insp, err := runner.ParseInspection(line)
+	if err != nil {
+		return insp, err
+	}
+	switch {
+	case insp.RunID == "":
+		return insp, &runner.FieldError{Field: "run_id", Err: errors.New("missing")}
+	case insp.Depth == "":
+		return insp, &runner.FieldError{Field: "depth", Err: errors.New("missing")}
+	}
+	return insp, nil
+}
+
+func depthIndex(d runner.Depth) int {
+	if d == runner.Light {
+		return 0
+	}
+	return 1
+}
+
+func contentHash(raw [2][]byte) string {
+	h := sha256.New()
+	h.Write([]byte("light\x00"))
+	h.Write(raw[0])
+	h.Write([]byte("\x00deep\x00"))
+	h.Write(raw[1])
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Identity returns the constant Identity.
+func (in *Inspector) Identity() string { return Identity }
+
+// Inspect returns the saved inspection of run at depth. A run or depth
+// the file does not hold is a permanent error wrapping ErrNotSaved
+// ("saved: run X: no saved deep inspection"): asking again will not help.
+func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+	if err := ctx.Err(); err != nil {
+		return runner.Inspection{}, err
+	}
+	insp, ok := in.byKey[key{run.ID, depth}]
+	if !ok {
+		return runner.Inspection{}, runner.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
+	}
+	insp.Services = slices.Clone(insp.Services)
+	insp.Flags = slices.Clone(insp.Flags)
+	return insp, nil
+}
+
+var _ runner.Inspector = (*Inspector)(nil)

@@ -1,0 +1,205 @@
+package saved_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/evalcal/evalcal/programs/saved"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+const (
+	light1 = `{"run_id":"r1","system":"alpha","depth":"light","runtime_fidelity":80,"task_effectiveness":70,"verdict":"pass"}`
+	deep1  = `{"run_id":"r1","program":"alpha","depth":"deep","runtime_fidelity":50,"task_effectiveness":30,"verdict":"fail","flags":[{"id":"x","severity":"critical"}]}`
+	light0 = `{"run_id":"r0","program":"beta","depth":"light","runtime_fidelity":85,"task_effectiveness":80,"verdict":"pass"}`
+	deep0  = `{"run_id":"r0","program":"beta","depth":"deep","runtime_fidelity":90,"task_effectiveness":88,"verdict":"pass"}`
+)
+
+func writeFile(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "inspections.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadDescribesEachRunOnce(t *testing.T) {
+	// Deep before light, padding spaces, a blank line and CRLF are fine.
+	path := writeFile(t, "  "+deep1+"  ", "", light0+"\r", light1, deep0)
+	in, runs, err := saved.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Content hashes from (likewise for r0):
+	//   printf 'light\0%s\0deep\0%s' "$light1" "$deep1" | sha256sum
+	want := []sampler.Run{
+		{ID: "r0", Era: sampler.EraSaved, System: "beta", Valid: true, SizeBytes: int64(len(light0) + len(deep0)),
+			ContentHash: "9130c5a6fba9b8e463b0fc17b03b68acc4916e21eaa528bcfd2ab1b6eea4e593"},
+		{ID: "r1", Era: sampler.EraSaved, System: "alpha", Valid: true, SizeBytes: 111 + 154,
+			ContentHash: "b1f7993dfe9ad680230ad2766e4e1597e0e9b95878558f695ad4e67b95b9cea4"},
+	}
+	if d := cmp.Diff(want, runs); d != "" {
+		t.Errorf("runs (-want +got):\n%s", d)
+	}
+	got, err := in.Inspect(context.Background(), runs[1], runner.Deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDeep := runner.Inspection{RunID: "r1", System: "alpha", Depth: runner.Deep, RuntimeFidelity: 50,
+		TaskEffectiveness: 30, Verdict: runner.VerdictFail, Flags: []runner.Flag{{ID: "x", Severity: runner.SeverityCritical}}}
+	if d := cmp.Diff(wantDeep, got); d != "" {
+		t.Errorf("deep r1 (-want +got):\n%s", d)
+	}
+	if in.Identity() != saved.Identity {
+		t.Errorf("Identity() = %q", in.Identity())
+	}
+}
+
+func TestLoadHashesARunWithOneDepth(t *testing.T) {
+	_, runs, err := saved.Load(writeFile(t, light1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// printf 'light\0%s\0deep\0' "$light1" | sha256sum
+	if want := "07ab31adbd1f96b604fde8d3d72fe07106ce5ad5ba0da8ce84e2bc4ef6762821"; len(runs) != 1 || runs[0].ContentHash != want {
+		t.Errorf("runs %+v, want one with content hash %s", runs, want)
+	}
+}
+
+func TestLoadErrorsNameFileLineAndField(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"not json", []string{light1, "{oops"}, ":2: not an inspection JSON object"},
+		{"missing run_id", []string{`{"depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}`}, ":1: field run_id: missing"},
+		{"missing depth", []string{`{"run_id":"a","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}`}, ":1: field depth: missing"},
+		{"bad depth", []string{`{"run_id":"a","depth":"mid","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}`}, ":1: field depth:"},
+		{"score range", []string{"", `{"run_id":"a","depth":"deep","runtime_fidelity":1,"task_effectiveness":-3,"verdict":"pass"}`}, ":2: field task_effectiveness: -3 is outside 0..100"},
+		{"score type", []string{`{"run_id":"a","depth":"deep","runtime_fidelity":"high","task_effectiveness":3,"verdict":"pass"}`}, ":1: field runtime_fidelity:"},
+		{"verdict", []string{`{"run_id":"a","depth":"deep","runtime_fidelity":1,"task_effectiveness":3,"verdict":"good"}`}, ":1: field verdict:"},
+		{"duplicate", []string{light1, deep1, light1}, ":3: run r1: light inspection already given at line 1"},
+		{"system conflict", []string{light1, strings.Replace(deep1, "alpha", "gamma", 1)}, `:2: run r1: field system: "gamma", but line 1 says "alpha"`},
+		{"empty", []string{"", "  "}, ": no inspections"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, tt.lines...)
+			_, _, err := saved.Load(path)
+			if err == nil || !strings.Contains(err.Error(), path+tt.want) {
+				t.Errorf("err = %v, want it to contain %q", err, path+tt.want)
+			}
+		})
+	}
+	if _, _, err := saved.Load(filepath.Join(t.TempDir(), "absent.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("absent file: err = %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestRunnerRecordsAMissingSavedDepthAsAFailure(t *testing.T) {
+	in, runs, err := saved.Load(writeFile(t, light0, deep0, light1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(context.Background(), runs, in, runner.Options{Jobs: 2, Retries: 2, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []runner.Failure{{RunID: "r1", Depth: runner.Deep, Attempts: 1, Reason: "saved: run r1: no saved deep inspection"}}
+	if d := cmp.Diff(want, res.Failures); d != "" {
+		t.Errorf("failures (-want +got):\n%s", d)
+	}
+	if len(res.Pairs) != 1 || res.Pairs[0].Run.ID != "r0" || len(res.Unpaired) != 1 {
+		t.Errorf("pairs %+v unpaired %+v, want r0 paired and r1's light unpaired", res.Pairs, res.Unpaired)
+	}
+}
+
+func TestSavedInspectionsAreCachedLikeAnyOther(t *testing.T) {
+	in, runs, err := saved.Load(writeFile(t, light0, deep0, light1, deep1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := runner.OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := runner.Options{Jobs: 2, Timeout: time.Second, Cache: cache}
+	cold, err := runner.Run(context.Background(), runs, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := runner.Run(context.Background(), runs, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Calls != 4 || warm.Calls != 0 || warm.CacheHits != 4 {
+		t.Errorf("cold calls %d, warm calls %d hits %d; want 4, 0, 4", cold.Calls, warm.Calls, warm.CacheHits)
+	}
+	if d := cmp.Diff(cold.Pairs, warm.Pairs); d != "" {
+		t.Errorf("(-cold +warm):\n%s", d)
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	for _, seed := range []string{
+		light1 + "\n" + deep1,
+		light0 + "\n\n" + deep0 + "\n" + light1,
+		`{"run_id":"a","depth":"deep","runtime_fidelity":1e400,"task_effectiveness":3,"verdict":"pass"}`,
+		`{"run_id":"","depth":"light"}`,
+		"\x00\xff{",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "f.jsonl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, runs, err := saved.Load(path)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "saved: ") {
+				t.Errorf("error without context: %v", err)
+			}
+			return
+		}
+		if len(runs) == 0 {
+			t.Fatal("no error and no runs")
+		}
+		for i, run := range runs {
+			if i > 0 && runs[i-1].ID >= run.ID {
+				t.Errorf("runs not sorted and unique: %q then %q", runs[i-1].ID, run.ID)
+			}
+			if len(run.ContentHash) != 64 || run.Era != sampler.EraSaved || !run.Valid {
+				t.Errorf("run %+v malformed", run)
+			}
+			found := 0
+			for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+				insp, err := in.Inspect(context.Background(), run, d)
+				if err != nil {
+					if !runner.IsPermanent(err) {
+						t.Errorf("missing depth not permanent: %v", err)
+					}
+					continue
+				}
+				found++
+				if insp.RunID != run.ID || insp.Depth != d || runner.CheckInspection(insp) != nil {
+					t.Errorf("served %+v for %s/%s", insp, run.ID, d)
+				}
+			}
+			if found == 0 {
+				t.Errorf("run %s serves no inspection", run.ID)
+			}
+		}
+	})
+}
