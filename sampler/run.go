@@ -38,9 +38,11 @@ type Run struct {
 	ServicesDeclared  []string `yaml:"services_declared" json:"services_declared"`
 	ServicesCompleted []string `yaml:"services_completed" json:"services_completed"`
 	ServicesErrored   []string `yaml:"services_errored" json:"services_errored"`
-	BindingsPresent   []string `yaml:"bindings_present" json:"bindings_present"`
-	BindingsMissing   []string `yaml:"bindings_missing" json:"bindings_missing"`
-	ErrorFiles        []string `yaml:"error_files" json:"error_files"`
+	// ServicesSkipped are services the log or receipts mark skipped (∅).
+	ServicesSkipped []string `yaml:"services_skipped,omitempty" json:"services_skipped,omitempty"`
+	BindingsPresent []string `yaml:"bindings_present" json:"bindings_present"`
+	BindingsMissing []string `yaml:"bindings_missing" json:"bindings_missing"`
+	ErrorFiles      []string `yaml:"error_files" json:"error_files"`
 
 	SizeBytes int64 `yaml:"size_bytes" json:"size_bytes"`
 	Files     int   `yaml:"files" json:"files"`

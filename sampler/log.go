@@ -1,0 +1,408 @@
+package sampler
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Outcome is what a log event says happened to a step.
+type Outcome string
+
+// Event outcomes. OutcomeNote is a marker line (`N→ text`) that carries no
+// outcome symbol; real logs use them for loops, blocks and commits.
+const (
+	OutcomeOK            Outcome = "ok"             // N→ name ✓
+	OutcomeError         Outcome = "error"          // N→ name ✗ error
+	OutcomeSkipped       Outcome = "skipped"        // N→ node ∅ skipped
+	OutcomeParallelStart Outcome = "parallel-start" // N→ ∥start a,b
+	OutcomeParallelDone  Outcome = "parallel-done"  // N→ ∥done
+	OutcomeNote          Outcome = "note"           // N→ text without an outcome symbol
+)
+
+// Event kinds: the bracketed prefix of a marker (`[input]`, `[vm-action]`),
+// KindNarrative for a status read from a narrative heading
+// (`### searcher — failed (AllCallsFailed)`), empty for a service step.
+const (
+	KindInput     = "input"
+	KindVMAction  = "vm-action"
+	KindNarrative = "narrative"
+)
+
+// Event is one step of a run log.
+type Event struct {
+	// Line is the 1-based line number in the log.
+	Line int `yaml:"line" json:"line"`
+	// Index is the step number with its parallel branch letter ("4", "4a").
+	Index string `yaml:"index" json:"index"`
+	// Iteration is a `#N` loop-iteration prefix, without the '#'.
+	Iteration string `yaml:"iteration,omitempty" json:"iteration,omitempty"`
+	// Kind is "", KindInput, KindVMAction or KindNarrative.
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
+	// Name is the text before the outcome symbol ("linus (scope)").
+	Name string `yaml:"name" json:"name"`
+	// Service is Name's first word: the service or binding the step ran.
+	Service string  `yaml:"service" json:"service"`
+	Outcome Outcome `yaml:"outcome" json:"outcome"`
+	// Error is the text after ✗ (or after ∅).
+	Error string `yaml:"error,omitempty" json:"error,omitempty"`
+	// Annotation is the text after ✓, without its parentheses.
+	Annotation string `yaml:"annotation,omitempty" json:"annotation,omitempty"`
+	// Branches are the names listed by a ∥start marker.
+	Branches []string `yaml:"branches,omitempty" json:"branches,omitempty"`
+}
+
+// Terminator is a log's closing line: `---end TIMESTAMP` or
+// `---error TIMESTAMP message`.
+type Terminator struct {
+	Line      int    `yaml:"line" json:"line"`
+	Status    Status `yaml:"status" json:"status"`
+	Timestamp string `yaml:"timestamp" json:"timestamp"`
+	Message   string `yaml:"message,omitempty" json:"message,omitempty"`
+}
+
+// Log is what ParseLog could read from a run log (state.md or vm.log.md).
+type Log struct {
+	// RunID and Program come from the header `# run:{id} {program}`.
+	RunID   string `yaml:"run_id,omitempty" json:"run_id,omitempty"`
+	Program string `yaml:"program,omitempty" json:"program,omitempty"`
+	// FrontMatter holds the scalar keys of a leading YAML front matter.
+	FrontMatter map[string]string `yaml:"front_matter,omitempty" json:"front_matter,omitempty"`
+	// Meta holds `key: value` envelope lines (program, root, source,
+	// system, run_id) seen before the first event, backquotes removed.
+	Meta map[string]string `yaml:"meta,omitempty" json:"meta,omitempty"`
+	// Events are the marker lines in log order.
+	Events []Event `yaml:"events" json:"events"`
+	// Narrative are statuses read from narrative headings; they are used
+	// only when a log has no service events.
+	Narrative []Event `yaml:"narrative,omitempty" json:"narrative,omitempty"`
+	// Terminator is the first terminator line, nil when there is none.
+	Terminator *Terminator `yaml:"terminator,omitempty" json:"terminator,omitempty"`
+	// Lines is the number of lines read; Bytes the number of bytes.
+	Lines int   `yaml:"lines" json:"lines"`
+	Bytes int64 `yaml:"bytes" json:"bytes"`
+	// Warnings say what could not be read, each with its line number.
+	Warnings []string `yaml:"warnings,omitempty" json:"warnings,omitempty"`
+}
+
+// Status is the log's completion status: StatusCompleted after `---end`,
+// StatusFailed after `---error`, otherwise StatusIncomplete.
+func (l Log) Status() Status {
+	if l.Terminator == nil {
+		return StatusIncomplete
+	}
+	return l.Terminator.Status
+}
+
+// MaxLogLine is the longest line ParseLog keeps; the rest of a longer line
+// is skipped with a warning, so a huge single-line log still streams.
+const MaxLogLine = 1 << 20
+
+// maxWarnings bounds Log.Warnings; a log with thousands of odd lines says
+// how many more there were instead of listing them.
+const maxWarnings = 50
+
+var (
+	headerRE     = regexp.MustCompile(`^#\s*run:\s*(\S+)(?:\s+(.*\S))?\s*$`)
+	markerRE     = regexp.MustCompile(`^\s*(\d+[a-z]*)\s*(?:→|->)\s*(.*?)\s*$`)
+	endRE        = regexp.MustCompile(`^---end(?:\s+(.*\S))?\s*$`)
+	errorRE      = regexp.MustCompile(`^---error(?:\s+(\S+))?(?:\s+(.*\S))?\s*$`)
+	metaRE       = regexp.MustCompile("^(?:[-*]\\s+)?(program|root|source|system|run_id):\\s*(.+?)\\s*$")
+	narrativeRE  = regexp.MustCompile(`^#{2,4}\s+([A-Za-z0-9_.-]+)\s+(?:—|–|-|→)\s+(completed|failed|skipped|errored)\b\s*(.*?)\s*$`)
+	iterationRE  = regexp.MustCompile(`^#(\d+)\s+`)
+	bracketKind  = regexp.MustCompile(`^\[([a-z-]+)\]\s*`)
+	okSymbols    = []string{"✓", "✔"}
+	errorSymbols = []string{"✗", "✘"}
+	skipSymbols  = []string{"∅"}
+	parallelMark = []string{"∥", "||"}
+)
+
+// ParseLog reads an OpenProse run log line by line and never panics: every
+// marker of DESIGN.md is an Event (`→` or `->`), the first `---end` or
+// `---error` is the Terminator, and anything odd (a marker outside the
+// spec, a repeated terminator, events after it, invalid UTF-8, an
+// over-long line, a last line without newline) is a warning with its line
+// number. The error is non-nil only when r fails; the Log then holds
+// what was read before the failure.
+func ParseLog(r io.Reader) (Log, error) {
+	p := logParser{log: Log{Events: []Event{}}}
+	br := bufio.NewReaderSize(r, 64*1024)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		p.log.Bytes += int64(len(chunk))
+		if room := MaxLogLine - len(line); len(chunk) > room {
+			line = append(line, chunk[:max(room, 0)]...)
+			p.overLong = true
+		} else {
+			line = append(line, chunk...)
+		}
+		switch {
+		case err == nil:
+			p.handle(bytes.TrimSuffix(line, []byte("\n")))
+			line = line[:0]
+			continue
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(line) > 0 {
+				p.lastNoNewline = true
+				p.handle(line)
+			}
+		default:
+			p.finish()
+			return p.log, fmt.Errorf("sampler: read log line %d: %w", p.log.Lines+1, err)
+		}
+		break
+	}
+	p.finish()
+	return p.log, nil
+}
+
+type logParser struct {
+	log           Log
+	overLong      bool
+	lastNoNewline bool
+	inFront       bool
+	front         bytes.Buffer
+	frontStart    int
+	dropped       int
+}
+
+func (p *logParser) warn(format string, args ...any) {
+	if len(p.log.Warnings) >= maxWarnings {
+		p.dropped++
+		return
+	}
+	p.log.Warnings = append(p.log.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (p *logParser) finish() {
+	if p.inFront {
+		p.warn("line %d: front matter is not closed", p.frontStart)
+		p.closeFront()
+	}
+	if p.lastNoNewline && p.log.Terminator == nil {
+		p.warn("line %d: log ends without a newline (truncated?)", p.log.Lines)
+	}
+	if p.dropped > 0 {
+		p.log.Warnings = append(p.log.Warnings, fmt.Sprintf("%d more warnings not listed", p.dropped))
+	}
+}
+
+func (p *logParser) handle(raw []byte) {
+	p.log.Lines++
+	n := p.log.Lines
+	if p.overLong {
+		p.warn("line %d: longer than %d bytes, the rest is skipped", n, MaxLogLine)
+		p.overLong = false
+	}
+	if !utf8.Valid(raw) {
+		p.warn("line %d: invalid UTF-8", n)
+		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	}
+	text := strings.TrimRight(string(raw), "\r")
+	trimmed := strings.TrimSpace(text)
+
+	if n == 1 {
+		text = strings.TrimPrefix(text, "\uFEFF")
+		trimmed = strings.TrimSpace(text)
+		if trimmed == "---" {
+			p.inFront, p.frontStart = true, n
+			return
+		}
+	}
+	if p.inFront {
+		if trimmed == "---" || trimmed == "..." {
+			p.inFront = false
+			p.closeFront()
+			return
+		}
+		p.front.WriteString(text)
+		p.front.WriteByte('\n')
+		return
+	}
+
+	switch {
+	case strings.HasPrefix(trimmed, "---end"):
+		if m := endRE.FindStringSubmatch(trimmed); m != nil {
+			p.terminate(Terminator{Line: n, Status: StatusCompleted, Timestamp: m[1]})
+			return
+		}
+	case strings.HasPrefix(trimmed, "---error"):
+		if m := errorRE.FindStringSubmatch(trimmed); m != nil {
+			p.terminate(Terminator{Line: n, Status: StatusFailed, Timestamp: m[1], Message: m[2]})
+			return
+		}
+	}
+	if m := headerRE.FindStringSubmatch(trimmed); m != nil {
+		if p.log.RunID == "" {
+			p.log.RunID, p.log.Program = m[1], m[2]
+		} else {
+			p.warn("line %d: repeated run header", n)
+		}
+		return
+	}
+	if m := markerRE.FindStringSubmatch(text); m != nil {
+		if p.log.Terminator != nil {
+			p.warn("line %d: event after the terminator on line %d", n, p.log.Terminator.Line)
+		}
+		p.event(n, m[1], m[2])
+		return
+	}
+	if m := narrativeRE.FindStringSubmatch(trimmed); m != nil {
+		ev := Event{Line: n, Kind: KindNarrative, Name: m[1], Service: m[1]}
+		switch m[2] {
+		case "completed":
+			ev.Outcome = OutcomeOK
+		case "skipped":
+			ev.Outcome = OutcomeSkipped
+		default:
+			ev.Outcome = OutcomeError
+			ev.Error = strings.Trim(m[3], "() ")
+		}
+		p.log.Narrative = append(p.log.Narrative, ev)
+		return
+	}
+	if len(p.log.Events) == 0 {
+		if m := metaRE.FindStringSubmatch(trimmed); m != nil {
+			if p.log.Meta == nil {
+				p.log.Meta = map[string]string{}
+			}
+			if _, seen := p.log.Meta[m[1]]; !seen {
+				p.log.Meta[m[1]] = cleanMeta(m[2])
+			}
+		}
+	}
+}
+
+// cleanMeta strips backquotes and a trailing parenthesised remark from an
+// envelope value: "`layoffs-discover` (`kind: system`)" -> "layoffs-discover".
+func cleanMeta(v string) string {
+	if i := strings.Index(v, " ("); i > 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(strings.Trim(v, "`\"' "))
+}
+
+func (p *logParser) closeFront() {
+	var fm map[string]any
+	if err := yaml.Unmarshal(p.front.Bytes(), &fm); err != nil {
+		p.warn("line %d: front matter is not YAML: %v", p.frontStart, err)
+		return
+	}
+	for k, v := range fm {
+		switch v.(type) {
+		case map[string]any, []any, nil:
+			continue
+		}
+		if p.log.FrontMatter == nil {
+			p.log.FrontMatter = map[string]string{}
+		}
+		p.log.FrontMatter[k] = fmt.Sprint(v)
+	}
+}
+
+func (p *logParser) terminate(t Terminator) {
+	if p.log.Terminator != nil {
+		p.warn("line %d: repeated terminator (first on line %d)", t.Line, p.log.Terminator.Line)
+		return
+	}
+	p.log.Terminator = &t
+}
+
+// event parses the text after `N→`.
+func (p *logParser) event(n int, index, rest string) {
+	ev := Event{Line: n, Index: index}
+	if m := iterationRE.FindStringSubmatch(rest); m != nil {
+		ev.Iteration = m[1]
+		rest = rest[len(m[0]):]
+	}
+	if m := bracketKind.FindStringSubmatch(rest); m != nil {
+		ev.Kind = m[1]
+		rest = rest[len(m[0]):]
+		if ev.Kind != KindInput && ev.Kind != KindVMAction {
+			p.warn("line %d: unknown marker prefix [%s]", n, ev.Kind)
+		}
+	}
+	for _, mark := range parallelMark {
+		if tail, ok := strings.CutPrefix(rest, mark); ok {
+			switch {
+			case strings.HasPrefix(tail, "start"):
+				ev.Outcome = OutcomeParallelStart
+				ev.Name = "∥start"
+				for _, b := range strings.Split(strings.TrimSpace(strings.TrimPrefix(tail, "start")), ",") {
+					if b = strings.TrimSpace(b); b != "" {
+						ev.Branches = append(ev.Branches, b)
+					}
+				}
+			case strings.HasPrefix(tail, "done"):
+				ev.Outcome = OutcomeParallelDone
+				ev.Name = "∥done"
+			default:
+				ev.Outcome = OutcomeNote
+				ev.Name = strings.TrimSpace(rest)
+				p.warn("line %d: unknown parallel marker %q", n, rest)
+			}
+			p.log.Events = append(p.log.Events, ev)
+			return
+		}
+	}
+	name, outcome, tail := splitOutcome(rest)
+	ev.Name = name
+	ev.Service = firstWord(name)
+	ev.Outcome = outcome
+	switch outcome {
+	case OutcomeOK:
+		ev.Annotation = strings.TrimSpace(tail)
+		if strings.HasPrefix(ev.Annotation, "(") && strings.HasSuffix(ev.Annotation, ")") {
+			ev.Annotation = strings.TrimSpace(ev.Annotation[1 : len(ev.Annotation)-1])
+		}
+	case OutcomeError, OutcomeSkipped:
+		ev.Error = strings.TrimSpace(tail)
+	case OutcomeNote:
+		p.warn("line %d: marker without an outcome: %q", n, rest)
+	}
+	if ev.Name == "" {
+		p.warn("line %d: marker without a name", n)
+	}
+	p.log.Events = append(p.log.Events, ev)
+}
+
+// splitOutcome finds the first outcome symbol in s and returns the name
+// before it, the outcome and the text after it.
+func splitOutcome(s string) (name string, outcome Outcome, tail string) {
+	best, bestLen := -1, 0
+	outcome = OutcomeNote
+	for _, set := range []struct {
+		syms []string
+		o    Outcome
+	}{{okSymbols, OutcomeOK}, {errorSymbols, OutcomeError}, {skipSymbols, OutcomeSkipped}} {
+		for _, sym := range set.syms {
+			if i := strings.Index(s, sym); i >= 0 && (best < 0 || i < best) {
+				best, bestLen, outcome = i, len(sym), set.o
+			}
+		}
+	}
+	if best < 0 {
+		return strings.TrimSpace(s), OutcomeNote, ""
+	}
+	return strings.TrimSpace(s[:best]), outcome, s[best+bestLen:]
+}
+
+// firstWord is the service a step name refers to: "linus (scope)" ->
+// "linus", "ready_tasks_iter3:" -> "ready_tasks_iter3".
+func firstWord(name string) string {
+	f := strings.Fields(name)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.TrimRight(f[0], ":,;")
+}
