@@ -93,6 +93,17 @@ func AverageRanks(x []float64) []float64 {
 func pearsonChecked(x, y []float64, varFactor float64) Correlation {
 	n := len(x)
 	c := Correlation{N: n}
+	switch {
+	case allEqual(x):
+		c.Reason = "undefined: x has zero variance"
+		return c
+	case allEqual(y):
+		c.Reason = "undefined: y has zero variance"
+		return c
+	}
+	// r is scale invariant; rescaling extreme magnitudes keeps the sums
+	// of squares from overflowing or underflowing.
+	x, y = scaledByMaxAbs(x), scaledByMaxAbs(y)
 	mx, my := mean(x), mean(y)
 	var sxx, syy, sxy float64
 	for i := range x {
@@ -101,17 +112,9 @@ func pearsonChecked(x, y []float64, varFactor float64) Correlation {
 		syy += dy * dy
 		sxy += dx * dy
 	}
-	switch {
-	case sxx == 0 || allEqual(x):
-		c.Reason = "undefined: x has zero variance"
-		return c
-	case syy == 0 || allEqual(y):
-		c.Reason = "undefined: y has zero variance"
-		return c
-	}
 	r := sxy / math.Sqrt(sxx) / math.Sqrt(syy)
-	if math.IsNaN(r) || math.IsInf(r, 0) {
-		c.Reason = "undefined: sums of squares overflow"
+	if sxx == 0 || syy == 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		c.Reason = "undefined: the spread of x or y is below floating-point resolution"
 		return c
 	}
 	r = math.Max(-1, math.Min(1, r))
@@ -123,10 +126,16 @@ func pearsonChecked(x, y []float64, varFactor float64) Correlation {
 	nf := float64(n)
 	half := Z95 * math.Sqrt(varFactor/(nf-3))
 	z := math.Atanh(r)
-	c.CI95 = Interval{Lower: math.Tanh(z - half), Upper: math.Tanh(z + half)}
+	c.CI95 = fisherInterval(z, half, r)
 	t := r * math.Sqrt((nf-2)/(1-r*r))
 	c.P = math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nf - 2}.Survival(math.Abs(t)))
 	return c
+}
+
+// fisherInterval returns [tanh(z - half), tanh(z + half)], widened by at
+// most the rounding of tanh(atanh(r)) so that it contains r.
+func fisherInterval(z, half, r float64) Interval {
+	return Interval{Lower: math.Min(math.Tanh(z-half), r), Upper: math.Max(math.Tanh(z+half), r)}
 }
 
 // checkPairs returns a reason why x and y cannot be analysed as at least
@@ -166,6 +175,34 @@ func allEqual(x []float64) bool {
 		}
 	}
 	return true
+}
+
+// scaledByMaxAbs returns x divided by the largest magnitude m in x and
+// more when m lies outside [1e-100, 1e100], where squares and products
+// could overflow or underflow; otherwise (and when m is 0 or not finite)
+// it returns x itself, so ordinary data are computed without rescaling.
+func scaledByMaxAbs(x []float64, more ...[]float64) []float64 {
+	m := maxAbs(x)
+	for _, y := range more {
+		m = math.Max(m, maxAbs(y))
+	}
+	if (m >= 1e-100 && m <= 1e100) || m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return x
+	}
+	s := make([]float64, len(x))
+	for i, v := range x {
+		s[i] = v / m
+	}
+	return s
+}
+
+// maxAbs returns the largest |x[i]|, 0 for an empty slice.
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
 }
 
 // mean returns the arithmetic mean of x (0 for an empty slice), computed

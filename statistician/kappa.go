@@ -31,9 +31,12 @@ func (w Weighting) String() string {
 	return fmt.Sprintf("Weighting(%d)", int(w))
 }
 
+// maxExactCount is 2^53, the largest count a float64 holds exactly.
+const maxExactCount = 1 << 53
+
 // Kappa is Cohen's kappa with its asymptotic standard error and 95%
-// interval. When kappa is not defined, Reason says why and the numbers are
-// zero.
+// interval. N is the table total rounded to an integer (at most 2^53).
+// When kappa is not defined, Reason says why and the numbers are zero.
 type Kappa struct {
 	Value  float64  `yaml:"value" json:"value"`
 	SE     float64  `yaml:"se" json:"se"`
@@ -130,7 +133,7 @@ func CohenKappa(table [][]float64, w Weighting) Kappa {
 	if err != nil {
 		return Kappa{Reason: "invalid input: " + err.Error()}
 	}
-	kap := Kappa{N: int(math.Round(total))}
+	kap := Kappa{N: int(math.Round(math.Min(total, maxExactCount)))}
 	k := len(table)
 	weight, err := agreementWeights(k, w)
 	if err != nil {

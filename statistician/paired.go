@@ -156,6 +156,9 @@ func LinCCC(a, b []float64) CCC {
 		c.Reason = "undefined: b has zero variance"
 		return c
 	}
+	// rho_c is invariant under a common scaling of a and b; rescaling
+	// extreme magnitudes keeps the sums of squares from overflowing.
+	a, b = scaledByMaxAbs(a, b), scaledByMaxAbs(b, a)
 	n := float64(len(a))
 	ma, mb := mean(a), mean(b)
 	var saa, sbb, sab float64
@@ -193,7 +196,7 @@ func LinCCC(a, b []float64) CCC {
 	}
 	c.SE = math.Sqrt(v)
 	z, half := math.Atanh(rho), Z95*c.SE/(1-rho2)
-	c.CI95 = Interval{Lower: math.Tanh(z - half), Upper: math.Tanh(z + half)}
+	c.CI95 = fisherInterval(z, half, rho)
 	return c
 }
 

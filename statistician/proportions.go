@@ -50,6 +50,12 @@ func WilsonInterval(successes, n int, z float64) (Interval, error) {
 	nf := float64(n)
 	p := float64(successes) / nf
 	z2 := z * z
+	if math.IsInf(z2, 1) {
+		// z > 1.3e154: with r = n/z^2 the interval is
+		// (p r + 1/2 ± sqrt(p(1-p) r + 1/4))/(r + 1), and r < 1e-289
+		// makes it [0, 1] to double precision.
+		return Interval{Lower: 0, Upper: 1}, nil
+	}
 	den := 1 + z2/nf
 	centre := (p + z2/(2*nf)) / den
 	half := z / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
