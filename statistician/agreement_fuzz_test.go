@@ -39,6 +39,8 @@ func FuzzWilsonInterval(f *testing.F) {
 	f.Add(0, 1, 1e-300)
 	f.Add(1<<40, 1<<41, 1e200)
 	f.Add(7, 7, 3.0)
+	f.Add(3, 1_000_000_000, 1.0)
+	f.Add(1<<61, 1<<62, 1.0)
 	f.Fuzz(func(t *testing.T, k, n int, z float64) {
 		iv, err := WilsonInterval(k, n, z)
 		valid := n > 0 && k >= 0 && k <= n && z > 0 && !math.IsInf(z, 0)
@@ -51,6 +53,13 @@ func FuzzWilsonInterval(f *testing.F) {
 		p := float64(k) / float64(n)
 		if anyNaN(iv.Lower, iv.Upper) || iv.Lower < 0 || iv.Upper > 1 || !iv.Contains(p) {
 			t.Fatalf("WilsonInterval(%d, %d, %v) = %+v: want a subset of [0, 1] containing %v", k, n, z, iv, p)
+		}
+		cp, err := ClopperPearson(k, n, 0.95)
+		if (err == nil) != (n <= MaxClopperPearsonN) {
+			t.Fatalf("ClopperPearson(%d, %d, 0.95): err = %v", k, n, err)
+		}
+		if err == nil && (anyNaN(cp.Lower, cp.Upper) || cp.Lower < 0 || cp.Upper > 1 || !cp.Contains(p)) {
+			t.Fatalf("ClopperPearson(%d, %d, 0.95) = %+v: want a subset of [0, 1] containing %v", k, n, cp, p)
 		}
 	})
 }

@@ -24,14 +24,21 @@ func meanOf(x []float64) func(idx []int) (float64, bool) {
 	}
 }
 
-// lcgNormals returns n standard normal draws from a fixed LCG and the
-// Box-Muller transform; test data only.
-func lcgNormals(n int, seed uint64) []float64 {
+// lcgUniform returns a generator of uniform draws in (0, 1) from Knuth's
+// MMIX linear congruential generator; deterministic test data, no global
+// randomness.
+func lcgUniform(seed uint64) func() float64 {
 	state := seed
-	u := func() float64 {
+	return func() float64 {
 		state = state*6364136223846793005 + 1442695040888963407
 		return (float64(state>>11) + 0.5) / (1 << 53)
 	}
+}
+
+// lcgNormals returns n standard normal draws from lcgUniform and the
+// Box-Muller transform.
+func lcgNormals(n int, seed uint64) []float64 {
+	u := lcgUniform(seed)
 	x := make([]float64, n)
 	for i := range x {
 		x[i] = math.Sqrt(-2*math.Log(u())) * math.Cos(2*math.Pi*u())

@@ -130,12 +130,7 @@ func TestSpearmanIsInvariantUnderMonotoneTransforms(t *testing.T) {
 }
 
 func TestPearsonStaysInRangeOnRandomData(t *testing.T) {
-	// A deterministic LCG drives the data: no global randomness.
-	state := uint64(12345)
-	next := func() float64 {
-		state = state*6364136223846793005 + 1442695040888963407
-		return float64(state>>11) / (1 << 53)
-	}
+	next := lcgUniform(12345)
 	for trial := 0; trial < 500; trial++ {
 		n := 5 + trial%40
 		x, y := make([]float64, n), make([]float64, n)

@@ -163,3 +163,25 @@ func TestCohenKappaNeverAboveOneOnAllSmallTables(t *testing.T) {
 		check(table)
 	}
 }
+
+func ExampleCohenKappa() {
+	// Light verdicts (rows) against deep verdicts (columns), fail < partial
+	// < pass. By hand p_o = 0.7, p_e = 0.4*0.4 + 0.6*0.5 = 0.46, so
+	// kappa = 0.24/0.54 = 0.44 (statsmodels cohens_kappa agrees) and
+	// PABAK = (3*0.7 - 1)/2 = 0.55.
+	light := []int{0, 0, 0, 0, 1, 1, 1, 1, 1, 1}
+	deep := []int{0, 0, 0, 1, 0, 1, 1, 1, 2, 1}
+	table, err := ConfusionMatrix(light, deep, 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	k := CohenKappa(table, Unweighted)
+	pabak, _ := PABAK(table)
+	fmt.Printf("kappa %.2f, PABAK %.2f, n %d\n", k.Value, pabak, k.N)
+	one := CohenKappa([][]float64{{0, 0}, {0, 5}}, Unweighted)
+	fmt.Println(one.Reason)
+	// Output:
+	// kappa 0.44, PABAK 0.55, n 10
+	// undefined: expected agreement is 1 (both raters used a single category)
+}

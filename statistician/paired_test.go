@@ -146,11 +146,7 @@ func TestLinCCCDegenerateCases(t *testing.T) {
 }
 
 func TestLinCCCStaysInRangeAndBelowAbsPearson(t *testing.T) {
-	state := uint64(99)
-	next := func() float64 {
-		state = state*6364136223846793005 + 1442695040888963407
-		return float64(state>>11) / (1 << 53)
-	}
+	next := lcgUniform(99)
 	for trial := 0; trial < 500; trial++ {
 		n := 5 + trial%30
 		a, b := make([]float64, n), make([]float64, n)

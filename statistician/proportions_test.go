@@ -275,3 +275,39 @@ func TestNewcombeDifferenceRejectsInvalidProportion(t *testing.T) {
 		t.Error("NewcombeDifference with x2 > n2 returned no error")
 	}
 }
+
+func TestWilsonIntervalAtHugeZIsUnitInterval(t *testing.T) {
+	// z^2 overflows above 1.3e154; the limit of the interval is [0, 1].
+	got, err := WilsonInterval(3, 10, 1e200)
+	if err != nil || got != (Interval{Lower: 0, Upper: 1}) {
+		t.Errorf("WilsonInterval(3, 10, 1e200) = %+v, %v; want [0, 1]", got, err)
+	}
+}
+
+func TestClopperPearsonRejectsNAboveLimit(t *testing.T) {
+	if _, err := ClopperPearson(1, MaxClopperPearsonN+1, 0.95); err == nil {
+		t.Error("ClopperPearson above MaxClopperPearsonN returned no error")
+	}
+	// At the limit it still agrees with statsmodels
+	// proportion_confint(5, 10**9, method='beta') =
+	// (1.6234863920475392e-09, 1.1668332001417841e-08) to 1e-6 relative.
+	got, err := ClopperPearson(5, MaxClopperPearsonN, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Interval{Lower: 1.6234863920475392e-09, Upper: 1.1668332001417841e-08}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(1e-6, 0)); d != "" {
+		t.Errorf("ClopperPearson(5, 1e9) mismatch (-want +got):\n%s", d)
+	}
+}
+
+func ExampleNewcombeDifference() {
+	// Newcombe (1998), example (a): 56/70 versus 48/80.
+	d, err := NewcombeDifference(56, 70, 48, 80, 1.96)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f [%.4f, %.4f]\n", d.Estimate, d.CI.Lower, d.CI.Upper)
+	// Output: 0.2000 [0.0524, 0.3339]
+}
