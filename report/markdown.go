@@ -1,0 +1,499 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/statistician"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+// page is a document laid out once and written by each renderer
+// (Markdown, HTML), so that both show the same figures in the same order.
+// It holds display strings only: every number was computed upstream and
+// is only rounded here.
+type page struct {
+	Title    string
+	Verdict  string // the one-line summary, first line of the Markdown
+	Sections []section
+}
+
+// section is a titled part of a page.
+type section struct {
+	Heading string
+	Blocks  []block
+}
+
+// block is one of: a paragraph (Text), a bullet list (Items), a table, or
+// a figure. Figures are drawn in HTML only; Markdown shows their caption
+// nowhere, since every figure's numbers are also in a table.
+type block struct {
+	Text   string
+	Items  []string
+	Table  *table
+	Figure *figure
+}
+
+// table is a simple grid; the first column is a row label.
+type table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// Numeric reports, per column, whether it holds numbers (every non-empty
+// cell starts like one), so renderers right-align it. The first column is
+// a label.
+func (t *table) Numeric() []bool {
+	out := make([]bool, len(t.Header))
+	for j := 1; j < len(out); j++ {
+		out[j] = true
+		for _, row := range t.Rows {
+			if j < len(row) && row[j] != "" && !strings.ContainsRune("0123456789-+[", rune(row[j][0])) {
+				out[j] = false
+				break
+			}
+		}
+	}
+	return out
+}
+
+// figure is an inline SVG chart with its caption.
+type figure struct {
+	Caption string
+	SVG     []byte
+	Err     string // why the chart could not be drawn, shown instead
+}
+
+// Markdown renders the calibration report as GitHub-flavoured Markdown fit
+// for a pull-request comment or a CI step summary. The first line is the
+// verdict: agreement with its Wilson 95% interval, confidence and bias.
+// Then come a table per score (correlation, mean delta, Bland-Altman,
+// CCC), kappa, the verdict confusion matrix, light's score as a forecast,
+// the disagreements, recommendations, failures and warnings. Numbers are
+// rounded for display only. The output is deterministic; it fails only on
+// a nil report.
+func Markdown(r *Report) ([]byte, error) {
+	if r == nil {
+		return nil, fmt.Errorf("report: markdown: nil report")
+	}
+	return writeMarkdown(calibrationPage(r, false)), nil
+}
+
+// writeMarkdown writes a page as Markdown.
+func writeMarkdown(p page) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "**%s**\n\n", mdText(p.Verdict))
+	fmt.Fprintf(&b, "# %s\n", mdText(p.Title))
+	for _, s := range p.Sections {
+		fmt.Fprintf(&b, "\n## %s\n", mdText(s.Heading))
+		for _, bl := range s.Blocks {
+			switch {
+			case bl.Table != nil:
+				b.WriteString("\n")
+				writeMarkdownTable(&b, bl.Table)
+			case bl.Items != nil:
+				b.WriteString("\n")
+				for _, it := range bl.Items {
+					fmt.Fprintf(&b, "- %s\n", mdText(it))
+				}
+			case bl.Text != "":
+				fmt.Fprintf(&b, "\n%s\n", mdText(bl.Text))
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func writeMarkdownTable(b *bytes.Buffer, t *table) {
+	cells := func(row []string) {
+		b.WriteString("|")
+		for _, c := range row {
+			b.WriteString(" " + mdCell(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	cells(t.Header)
+	b.WriteString("|")
+	for _, n := range t.Numeric() {
+		if n {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		cells(r)
+	}
+}
+
+// mdEscaper escapes the characters that would turn report text (run ids,
+// flag descriptions, inspector reasons) into Markdown or HTML markup:
+// emphasis, code, raw HTML, links and table cell breaks. Underscores are
+// left alone (GitHub does not emphasise inside words) except at a word's
+// edge, see mdText.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "](", `]\(`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`,
+	"\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// mdText escapes s for a Markdown line; see mdEscaper.
+func mdText(s string) string {
+	s = mdEscaper.Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && (i == 0 || i == len(s)-1 || !isWordByte(s[i-1]) || !isWordByte(s[i+1])) {
+			b.WriteByte('\\')
+		}
+		if s[i] == '#' && i == 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// mdCell is mdText for a table cell; an empty cell shows a dash.
+func mdCell(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return mdText(s)
+}
+
+// calibrationPage lays out a calibration report. With plots it adds the
+// charts (HTML).
+func calibrationPage(r *Report, plots bool) page {
+	p := page{Title: "evalcal calibration report", Verdict: verdictLine(r)}
+	p.Sections = append(p.Sections, summarySection(r))
+	for _, sc := range []struct {
+		name string
+		corr aggregate.Correlation
+		d    aggregate.ScoreDelta
+	}{
+		{"runtime_fidelity", r.ScoreCorrelation.RuntimeFidelity, r.MeanScoreDelta.RuntimeFidelity},
+		{"task_effectiveness", r.ScoreCorrelation.TaskEffectiveness, r.MeanScoreDelta.TaskEffectiveness},
+	} {
+		s := scoreSection(sc.name, sc.corr, sc.d)
+		if plots {
+			s.Blocks = append(s.Blocks,
+				block{Figure: drawFigure("light vs deep "+sc.name+", with the identity line (deep = light)", func() ([]byte, error) { return scatterSVG(r.Comparisons, sc.name) })},
+				block{Figure: drawFigure("Bland-Altman plot of "+sc.name+": deep - light against the pair's mean, with the bias and the 95% limits of agreement", func() ([]byte, error) { return blandAltmanSVG(r.Comparisons, sc.name, sc.d.BlandAltman) })},
+			)
+		}
+		p.Sections = append(p.Sections, s)
+	}
+	p.Sections = append(p.Sections, kappaSection(r.Kappa))
+	cs := confusionSection(r.Confusion)
+	if plots {
+		cs.Blocks = append(cs.Blocks, block{Figure: drawFigure("verdict confusion matrix (rows light, columns deep)", func() ([]byte, error) { return confusionSVG(r.Confusion) })})
+	}
+	p.Sections = append(p.Sections, cs)
+	fs := forecastSection(r.Forecast)
+	if plots && r.Forecast.Reliability != nil {
+		fs.Blocks = append(fs.Blocks, block{Figure: drawFigure("reliability diagram of light's score as a forecast of a deep pass, with Wilson 95% bars per bin", func() ([]byte, error) { return reliabilitySVG(r.Forecast.Reliability.Table) })})
+	}
+	p.Sections = append(p.Sections, fs,
+		disagreementSection(r),
+		recommendationSection(r),
+		failureSection(r),
+		warningSection(r.Warnings),
+		inputsSection(r))
+	return p
+}
+
+func drawFigure(caption string, draw func() ([]byte, error)) *figure {
+	svg, err := draw()
+	if err != nil {
+		return &figure{Caption: caption, Err: err.Error()}
+	}
+	return &figure{Caption: caption, SVG: svg}
+}
+
+// verdictLine is the report in one line.
+func verdictLine(r *Report) string {
+	a := r.AgreementRate
+	if a.N == 0 {
+		return fmt.Sprintf("No runs were compared · confidence %s · bias %s", r.Confidence, r.BiasDirection)
+	}
+	s := fmt.Sprintf("Light agrees with deep on %s%% of runs (%d/%d, Wilson 95%% %s–%s%%) · confidence %s · bias %s",
+		num(a.Percent, 1), a.Matches, a.N, num(a.Wilson95.Lower, 1), num(a.Wilson95.Upper, 1), r.Confidence, r.BiasDirection)
+	if r.Preliminary {
+		s += " · preliminary"
+	}
+	if r.Partial {
+		s += " · partial"
+	}
+	return s
+}
+
+func summarySection(r *Report) section {
+	a := r.AgreementRate
+	b := r.DisagreementBreakdown
+	rows := [][]string{
+		{"agreement", pct(a.Percent) + " (" + strconv.Itoa(a.Matches) + "/" + strconv.Itoa(a.N) + ")", interval(a.Wilson95, 1, "%")},
+		{"confidence", r.Confidence, ""},
+		{"preliminary", strconv.FormatBool(r.Preliminary), ""},
+		{"bias direction", r.BiasDirection, ""},
+		{"sample size", strconv.Itoa(r.SampleSize), ""},
+		{"partial (failed inspections)", strconv.FormatBool(r.Partial), strconv.Itoa(len(r.Failures)) + " failed"},
+	}
+	bd := table{Header: []string{"disagreement type", "runs"}, Rows: [][]string{
+		{string(comparator.VerdictSplit), strconv.Itoa(b.VerdictSplit)},
+		{string(comparator.FalseNegative), strconv.Itoa(b.FalseNegative)},
+		{string(comparator.SeverityMismatch), strconv.Itoa(b.SeverityMismatch)},
+		{string(comparator.FalsePositive), strconv.Itoa(b.FalsePositive)},
+	}}
+	return section{Heading: "Summary", Blocks: []block{
+		{Table: &table{Header: []string{"figure", "value", "95% interval"}, Rows: rows}},
+		{Table: &bd},
+	}}
+}
+
+func scoreSection(name string, c aggregate.Correlation, d aggregate.ScoreDelta) section {
+	var rows [][]string
+	switch {
+	case c.R != nil:
+		ci := ""
+		if c.CI95 != nil {
+			ci = interval(*c.CI95, 2, "")
+		}
+		rows = append(rows, []string{"Pearson r", num(*c.R, 3), ci, strconv.Itoa(c.N)})
+		if c.Spearman != nil {
+			rows = append(rows, []string{"Spearman rho", num(*c.Spearman, 3), "", strconv.Itoa(c.N)})
+		}
+	default:
+		rows = append(rows, []string{"Pearson r", "n/a", firstNonEmpty(c.Insufficient, c.Undefined), strconv.Itoa(c.N)})
+	}
+	if d.CI95 != nil {
+		rows = append(rows, []string{"mean delta (deep - light)", num(d.Mean, 2), interval(*d.CI95, 2, ""), strconv.Itoa(d.N)})
+	} else {
+		rows = append(rows, []string{"mean delta (deep - light)", num(d.Mean, 2), d.Reason, strconv.Itoa(d.N)})
+	}
+	rows = append(rows, []string{"direction", d.Direction, "", ""})
+	ba := d.BlandAltman
+	if ba.Reason == "" {
+		rows = append(rows,
+			[]string{"Bland-Altman bias", num(ba.Bias, 2), interval(ba.BiasCI, 2, ""), strconv.Itoa(ba.N)},
+			[]string{"lower limit of agreement", num(ba.Lower, 2), interval(ba.LowerCI, 2, ""), ""},
+			[]string{"upper limit of agreement", num(ba.Upper, 2), interval(ba.UpperCI, 2, ""), ""})
+	} else {
+		rows = append(rows, []string{"Bland-Altman", "n/a", ba.Reason, strconv.Itoa(ba.N)})
+	}
+	if d.CCC.Reason == "" {
+		rows = append(rows, []string{"Lin's CCC", num(d.CCC.Value, 3), interval(d.CCC.CI95, 3, ""), strconv.Itoa(d.CCC.N)})
+	} else {
+		rows = append(rows, []string{"Lin's CCC", "n/a", d.CCC.Reason, strconv.Itoa(d.CCC.N)})
+	}
+	return section{Heading: "Score: " + name, Blocks: []block{{Table: &table{Header: []string{"statistic", "value", "95% interval", "n"}, Rows: rows}}}}
+}
+
+func kappaSection(k aggregate.KappaSection) section {
+	row := func(name string, v statistician.Kappa) []string {
+		if v.Reason != "" {
+			return []string{name, "n/a", v.Reason, "", strconv.Itoa(v.N)}
+		}
+		return []string{name, num(v.Value, 3), interval(v.CI95, 3, ""), num(v.SE, 3), strconv.Itoa(v.N)}
+	}
+	t := table{Header: []string{"Cohen's kappa", "value", "95% interval", "SE", "n"}, Rows: [][]string{
+		row("unweighted", k.Unweighted), row("linear", k.Linear), row("quadratic", k.Quadratic),
+	}}
+	return section{Heading: "Verdict agreement (kappa)", Blocks: []block{
+		{Table: &t},
+		{Text: fmt.Sprintf("Raw agreement %s, prevalence- and bias-adjusted kappa (PABAK) %s.", num(k.RawAgreement, 3), num(k.PABAK, 3))},
+	}}
+}
+
+func confusionSection(c aggregate.Confusion) section {
+	header := []string{c.Rows + " \\ " + c.Columns}
+	for _, o := range c.Order {
+		header = append(header, c.Columns+" "+o)
+	}
+	var rows [][]string
+	for i, o := range c.Order {
+		row := []string{c.Rows + " " + o}
+		for j := range c.Order {
+			v := 0
+			if i < len(c.Counts) && j < len(c.Counts[i]) {
+				v = c.Counts[i][j]
+			}
+			row = append(row, strconv.Itoa(v))
+		}
+		rows = append(rows, row)
+	}
+	return section{Heading: "Verdict confusion matrix", Blocks: []block{
+		{Table: &table{Header: header, Rows: rows}},
+		{Items: []string{
+			"light pass, deep fail: " + listOrNone(c.LightPassDeepFail),
+			"light fail, deep pass: " + listOrNone(c.LightFailDeepPass),
+		}},
+	}}
+}
+
+func forecastSection(f aggregate.Forecast) section {
+	s := section{Heading: "Light's score as a forecast of a deep pass"}
+	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("Forecast p = %s of \"%s\"; %d runs, %d deep passes (base rate %s).",
+		f.Probability, f.Of, f.N, f.DeepPasses, num(f.BaseRate, 3))})
+	if f.Reason != "" {
+		s.Blocks = append(s.Blocks, block{Text: "Not fully scored: " + f.Reason})
+	}
+	var rows [][]string
+	if f.Brier != nil {
+		rows = append(rows, []string{"Brier score", num(*f.Brier, 4)})
+	}
+	if f.Calibration != nil {
+		rows = append(rows, []string{"calibration (0-100)", num(*f.Calibration, 1)})
+	}
+	if f.CORP != nil {
+		rows = append(rows,
+			[]string{"CORP miscalibration (MCB)", num(f.CORP.MCB, 4)},
+			[]string{"CORP discrimination (DSC)", num(f.CORP.DSC, 4)},
+			[]string{"CORP uncertainty (UNC)", num(f.CORP.UNC, 4)})
+	}
+	if len(rows) > 0 {
+		s.Blocks = append(s.Blocks, block{Table: &table{Header: []string{"score", "value"}, Rows: rows}})
+	}
+	if f.Reliability != nil {
+		s.Blocks = append(s.Blocks, block{Table: reliabilityTable(*f.Reliability)})
+	}
+	return s
+}
+
+// reliabilityTable lists the bins of a reliability table; an empty bin
+// shows its reason instead of a rate.
+func reliabilityTable(b statistician.BinnedMurphy) *table {
+	t := &table{Header: []string{"bin (" + string(b.Method) + ")", "count", "hits", "mean forecast", "observed rate", "Wilson 95%"}}
+	for _, bin := range b.Table {
+		label := num(bin.Lower, 3) + "–" + num(bin.Upper, 3)
+		if bin.Count == 0 {
+			t.Rows = append(t.Rows, []string{label, "0", "0", "", "", firstNonEmpty(bin.Reason, "empty bin")})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{label, strconv.Itoa(bin.Count), strconv.Itoa(bin.Hits),
+			num(bin.MeanForecast, 3), num(bin.ObservedRate, 3), interval(bin.RateCI95, 3, "")})
+	}
+	return t
+}
+
+func disagreementSection(r *Report) section {
+	s := section{Heading: "Disagreements"}
+	if len(r.Disagreements) == 0 {
+		s.Blocks = append(s.Blocks, block{Text: "None: light and deep agree on every run."})
+		return s
+	}
+	t := table{Header: []string{"run", "system", "type", "light", "deep", "light RF/TE", "deep RF/TE", "deep only", "light only", "both"}}
+	for _, c := range r.Disagreements {
+		typ := ""
+		if c.DisagreementType != nil {
+			typ = string(*c.DisagreementType)
+		}
+		t.Rows = append(t.Rows, []string{c.RunID, c.System, typ, c.LightVerdict, c.DeepVerdict,
+			num(c.Light.RuntimeFidelity, 0) + "/" + num(c.Light.TaskEffectiveness, 0),
+			num(c.Deep.RuntimeFidelity, 0) + "/" + num(c.Deep.TaskEffectiveness, 0),
+			strings.Join(c.FlagOverlap.DeepOnly, ", "), strings.Join(c.FlagOverlap.LightOnly, ", "), strings.Join(c.FlagOverlap.Both, ", ")})
+	}
+	s.Blocks = append(s.Blocks, block{Table: &t})
+	return s
+}
+
+func recommendationSection(r *Report) section {
+	s := section{Heading: "Recommendations"}
+	if len(r.Recommendations) == 0 {
+		s.Blocks = append(s.Blocks, block{Text: "None."})
+		return s
+	}
+	recs := append(r.Recommendations[:0:0], r.Recommendations...)
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Priority < recs[j].Priority })
+	var items []string
+	for _, rec := range recs {
+		im := rec.ExpectedImpact
+		items = append(items, fmt.Sprintf("P%d %s: %s. Change: %s. Expected impact: agreement %s%% → %s%% (+%s points, %d of %d verdicts resolved).",
+			rec.Priority, rec.Target, rec.Rationale, rec.ProposedChange,
+			num(im.CurrentPercent, 1), num(im.AgreementPercent, 1), num(im.GainPoints, 1), im.VerdictsResolved, im.N))
+	}
+	s.Blocks = append(s.Blocks, block{Items: items})
+	return s
+}
+
+func failureSection(r *Report) section {
+	s := section{Heading: "Failures"}
+	if len(r.Failures) == 0 {
+		s.Blocks = append(s.Blocks, block{Text: "None: every inspection succeeded."})
+		return s
+	}
+	t := table{Header: []string{"run", "depth", "attempts", "reason"}}
+	for _, f := range r.Failures {
+		t.Rows = append(t.Rows, []string{f.RunID, string(f.Depth), strconv.Itoa(f.Attempts), f.Reason})
+	}
+	s.Blocks = append(s.Blocks, block{Text: "The report is partial: the statistics cover only the runs both depths inspected."}, block{Table: &t})
+	return s
+}
+
+func warningSection(ws []string) section {
+	s := section{Heading: "Warnings"}
+	if len(ws) == 0 {
+		s.Blocks = append(s.Blocks, block{Text: "None."})
+		return s
+	}
+	s.Blocks = append(s.Blocks, block{Items: append([]string(nil), ws...)})
+	return s
+}
+
+func inputsSection(r *Report) section {
+	in := r.Inputs
+	items := []string{
+		"generated by: " + r.GeneratedBy + " (schema_version " + strconv.Itoa(r.SchemaVersion) + ")",
+		"inspector: " + in.Inspector,
+		"seed: " + strconv.FormatUint(in.Seed, 10),
+		"content hash: " + in.ContentHash,
+		"command line: evalcal " + strings.Join(in.CommandLine, " "),
+	}
+	if len(in.Paths) > 0 {
+		items = append(items, "paths: "+strings.Join(in.Paths, ", "))
+	}
+	if in.Inspections != "" {
+		items = append(items, "inspections: "+in.Inspections)
+	}
+	return section{Heading: "Reproducibility", Blocks: []block{{Items: items}}}
+}
+
+// num formats x with d decimals for display; it never prints "-0".
+func num(x float64, d int) string {
+	s := strconv.FormatFloat(x, 'f', d, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	return s
+}
+
+func pct(x float64) string { return num(x, 1) + "%" }
+
+// interval formats [lower, upper] with d decimals and a unit suffix.
+func interval(iv statistician.Interval, d int, unit string) string {
+	return "[" + num(iv.Lower, d) + unit + ", " + num(iv.Upper, d) + unit + "]"
+}
+
+func listOrNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
