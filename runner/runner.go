@@ -56,8 +56,9 @@ func DefaultOptions() Options {
 type Result struct {
 	// Pairs holds the runs that got both inspections, in input order.
 	Pairs []Pair `yaml:"pairs" json:"pairs"`
-	// Unpaired holds the inspections whose partner failed, sorted by run
-	// id then depth (light first), so a report can still show them.
+	// Unpaired holds the inspections whose partner failed or was cut
+	// short by cancellation, sorted by run id then depth (light first), so
+	// a report can still show them.
 	Unpaired []Inspection `yaml:"unpaired" json:"unpaired"`
 	// Failures holds the inspections that could not be had, sorted by run
 	// id then depth (light first).
@@ -103,7 +104,8 @@ type pipeline struct {
 // called, each attempt bounded by opts.Timeout, and retried up to
 // opts.Retries times unless the error IsPermanent. A returned inspection
 // must pass CheckInspection and match the run id and depth (an empty
-// run_id or depth is filled in); otherwise it is a permanent failure. A
+// run_id, depth or system is filled in from the run); otherwise it is a
+// permanent failure. A
 // valid inspection is written to the cache as soon as it is had. A cache
 // hit gets the run's id, since runs of equal content share an entry.
 //

@@ -260,7 +260,7 @@ func TestRunRecordsInvalidInspectionAsPermanentFailure(t *testing.T) {
 func TestRunFillsMissingRunIDAndDepth(t *testing.T) {
 	insp := &fakeInspector{id: "terse", answer: func(_ context.Context, r sampler.Run, d Depth, _ int) (Inspection, error) {
 		i := good(r, d)
-		i.RunID, i.Depth = "", ""
+		i.RunID, i.Depth, i.System = "", "", ""
 		return i, nil
 	}}
 	runs := makeRuns(1)

@@ -141,7 +141,7 @@ func checkScore(name string, v float64) error {
 }
 
 // conform checks an inspection returned for run at depth and fills an
-// empty run_id or depth. A mismatch or an invalid value is a permanent
+// empty run_id, depth or system from the run. A mismatch or an invalid value is a permanent
 // error: asking again would give the same answer.
 func conform(insp Inspection, run sampler.Run, depth Depth) (Inspection, error) {
 	switch insp.RunID {
@@ -157,6 +157,9 @@ func conform(insp Inspection, run sampler.Run, depth Depth) (Inspection, error) 
 	case depth:
 	default:
 		return insp, Permanent(&FieldError{Field: "depth", Err: fmt.Errorf("%q, want %q", insp.Depth, depth)})
+	}
+	if insp.System == "" {
+		insp.System = run.System
 	}
 	if err := CheckInspection(insp); err != nil {
 		return insp, Permanent(err)

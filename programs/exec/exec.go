@@ -8,9 +8,11 @@
 // The program prints one inspection JSON object on stdout (schema in
 // DESIGN.md; `program` is accepted for `system`).
 //
-// The program runs in its own process group. When the call's context
-// ends (timeout or Ctrl-C) the whole group is killed with SIGKILL, so a
-// hanging inspector and its children never outlive the call.
+// The program runs in its own process group, so a terminal's Ctrl-C
+// reaches evalcal only. When the call's context ends (timeout or Ctrl-C)
+// the whole group is killed with SIGKILL and the program reaped; the
+// group is killed too when the program exits, so nothing it started
+// outlives the call.
 package execinspector
 
 import (
@@ -115,10 +117,12 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("start %s: %w", args[0], err)))
 	}
 	err := cmd.Wait()
+	// Whatever the program left running in its group goes with it; ESRCH
+	// (nothing left) is the usual answer.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
-		// The program exited cleanly but left a child holding its output;
-		// its answer stands, the leftover group goes.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// The program exited cleanly but a child held its output open
+		// past waitDelay; the answer it printed stands.
 		err = nil
 	}
 	if ctx.Err() != nil {

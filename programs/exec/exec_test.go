@@ -230,3 +230,24 @@ func TestRunnerRetriesAHangingInspectorWithinTheTimeout(t *testing.T) {
 		t.Errorf("failures %+v, want light and deep timed out twice each", res.Failures)
 	}
 }
+
+func TestCleanExitLeavingAChildKeepsTheAnswerAndKillsTheChild(t *testing.T) {
+	in := newInspector(t, script(t, "leaves_child.sh"))
+	state := os.Getenv("EVALCAL_TEST_STATE")
+	start := time.Now()
+	got, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light)
+	if err != nil || got.Verdict != runner.VerdictPass {
+		t.Fatalf("got %+v, %v; want the pass it printed", got, err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %v, want about the 2s wait delay", el)
+	}
+	pid := readPID(t, filepath.Join(state, "child.pid"))
+	deadline := time.Now().Add(time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Errorf("child %d left running", pid)
+	}
+}
