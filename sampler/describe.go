@@ -444,14 +444,15 @@ func PublishedKey(p string) string {
 	return p
 }
 
-// IsPublished says whether p (relative, slash-separated) is a binding or
-// a published world-model output.
+// IsPublished says whether p (relative, slash-separated) is a binding
+// (under bindings/) or a published world-model file (under world-model/
+// or world-models/, outside a versions/ history folder).
 func IsPublished(p string) bool {
 	switch {
 	case strings.HasPrefix(p, "bindings/"):
 		return true
 	case strings.HasPrefix(p, "world-model/") || strings.HasPrefix(p, "world-models/"):
-		return path.Base(p) == "published.json"
+		return !strings.Contains(p, "/versions/")
 	}
 	return false
 }

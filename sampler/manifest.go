@@ -102,11 +102,12 @@ var (
 // `parallel: a, b`, `loop(...): a -> b`, `name — note (depends on: ...)` or
 // `[VM action] X` (skipped).
 func loadManifestMD(dir, name string) (Manifest, error) {
-	m := Manifest{File: name, Services: []string{}, Outputs: []Output{}}
+	m := Manifest{Services: []string{}, Outputs: []Output{}}
 	b, ok, err := readCapped(dir, name)
 	if err != nil || !ok {
 		return m, err
 	}
+	m.File = name
 	var section, service string
 	declared := map[string]bool{}
 	type step struct {
@@ -208,11 +209,12 @@ type formeManifest struct {
 // their public outputs' bindingPath the outputs, executionOrder[].nodeId
 // the order (one service a step). Unknown keys are ignored.
 func loadFormeJSON(dir, name string) (Manifest, error) {
-	m := Manifest{File: name, Services: []string{}, Outputs: []Output{}}
+	m := Manifest{Services: []string{}, Outputs: []Output{}}
 	b, ok, err := readCapped(dir, name)
 	if err != nil || !ok {
 		return m, err
 	}
+	m.File = name
 	var fm formeManifest
 	if err := json.Unmarshal(b, &fm); err != nil {
 		return m, fmt.Errorf("sampler: parse %s: %w", filepath.Join(dir, name), err)
