@@ -73,3 +73,23 @@ func TestPermanentIsSeenThroughWrapping(t *testing.T) {
 		t.Error("Permanent marks what it should not")
 	}
 }
+
+func FuzzParseInspection(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r","program":"p","depth":"light","runtime_fidelity":85,"task_effectiveness":80,"verdict":"pass","flags":[{"severity":"info"}]}`))
+	f.Add([]byte(`{"runtime_fidelity":-0,"task_effectiveness":100,"verdict":"fail","cost":{"tokens":-1}}`))
+	f.Add([]byte(`{"runtime_fidelity":1e308,"task_effectiveness":null,"verdict":"partial"}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		insp, err := ParseInspection(data)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Errorf("error %v is not a *FieldError", err)
+			}
+			return
+		}
+		if cerr := CheckInspection(insp); cerr != nil {
+			t.Errorf("parsed inspection fails its check: %v", cerr)
+		}
+	})
+}
