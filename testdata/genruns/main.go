@@ -1,0 +1,54 @@
+// Command genruns writes the bundled corpus of synthetic OpenProse runs
+// (see internal/corpusgen). From the repository root:
+//
+//	go run ./testdata/genruns -out testdata/runs -seed 1
+//
+// It replaces -out only when it is absent, empty or a corpus written
+// before (it holds a MANIFEST.json). Exit status: 0 done, 1 generation
+// failed, 2 bad flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/evalcal/evalcal/internal/corpusgen"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "genruns:", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("genruns", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "corpus directory to (re)write, e.g. testdata/runs")
+	seed := fs.Uint64("seed", 1, "seed for timestamps, run ids and text")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *out == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: -out DIR is required and no arguments are accepted", errUsage)
+	}
+	entries, err := corpusgen.WriteTree(*out, corpusgen.Options{Seed: *seed})
+	if err != nil {
+		return err
+	}
+	var bytes int64
+	for _, e := range entries {
+		bytes += e.Bytes
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %d runs (%d bytes) to %s\n", len(entries), bytes, *out)
+	return err
+}
