@@ -116,8 +116,12 @@ func (c *Cache) Put(identity string, depth Depth, contentHash string, insp Inspe
 	return nil
 }
 
-// Len counts the entries in the cache (files named <key>.json).
+// Len counts the entries in the cache (files named <key>.json); a nil
+// cache has none.
 func (c *Cache) Len() (int, error) {
+	if c == nil {
+		return 0, nil
+	}
 	n := 0
 	err := filepath.WalkDir(c.dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -174,7 +174,7 @@ func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) 
 	})
 	if p.cacheErrs > 0 {
 		res.Warnings = append(res.Warnings,
-			fmt.Sprintf("runner: %d inspections could not be cached; first: %v", p.cacheErrs, p.firstCacheErr))
+			fmt.Sprintf("runner: %d cache writes failed, first: %v", p.cacheErrs, p.firstCacheErr))
 	}
 	return res, ctx.Err()
 }

@@ -538,3 +538,24 @@ func TestDefaultOptionsMatchTheIssue(t *testing.T) {
 		t.Errorf("DefaultOptions() = %+v, want jobs = NumCPU, retries 1, timeout 10m, no cache, quiet", o)
 	}
 }
+
+func TestRunGoesOnWhenTheCacheCannotBeWritten(t *testing.T) {
+	dir := t.TempDir()
+	cache, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := makeRuns(1)
+	// A file where the shard directory of the light entry should be.
+	shard := CacheKey("f", Light, runs[0].ContentHash)[:2]
+	if err := os.WriteFile(filepath.Join(dir, shard), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), runs, &fakeInspector{id: "f", answer: alwaysGood}, Options{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pairs) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "runner: 1 cache writes failed, first: runner: cache put") {
+		t.Errorf("pairs %d warnings %q, want the pair and one warning", len(res.Pairs), res.Warnings)
+	}
+}
