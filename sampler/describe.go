@@ -303,10 +303,11 @@ func sourceName(dir, source string) string {
 }
 
 // ServiceEvents are the events of a log that ran a service: not inputs,
-// VM actions, parallel brackets or notes. When the log has none, its
-// narrative headings stand in.
+// VM actions, parallel brackets or notes, plus the narrative headings of
+// services no marker mentions, all in line order.
 func ServiceEvents(lg Log) []Event {
 	var out []Event
+	marked := map[string]bool{}
 	for _, ev := range lg.Events {
 		if ev.Kind != "" || ev.Service == "" {
 			continue
@@ -314,10 +315,17 @@ func ServiceEvents(lg Log) []Event {
 		switch ev.Outcome {
 		case OutcomeOK, OutcomeError, OutcomeSkipped:
 			out = append(out, ev)
+			marked[ev.Service] = true
 		}
 	}
-	if len(out) == 0 {
-		out = append(out, lg.Narrative...)
+	n := len(out)
+	for _, ev := range lg.Narrative {
+		if !marked[ev.Service] {
+			out = append(out, ev)
+		}
+	}
+	if len(out) > n && n > 0 {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	}
 	return out
 }

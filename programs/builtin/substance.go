@@ -25,7 +25,7 @@ var (
 	// JSON string or table cell, so prose that mentions a "TODO list"
 	// does not count.
 	placeholderAnyRE  = regexp.MustCompile(`(?i)lorem ipsum|<placeholder>|\[placeholder\]`)
-	placeholderLineRE = regexp.MustCompile(`(?m)^[\s>*+#-]*(?:TODO|TBD|FIXME)\b`)
+	placeholderLineRE = regexp.MustCompile(`(?m)^[ \t>*+#-]*(?:TODO|TBD|FIXME)\b`)
 	placeholderCellRE = regexp.MustCompile(`"(?:TODO|TBD|FIXME)"|\|\s*(?:TODO|TBD|FIXME)\s*\|`)
 	truncMarkerRE     = regexp.MustCompile(`(?i)\[\.\.\.\s*truncated|\(truncated\)`)
 )
