@@ -163,16 +163,29 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 type tailBuffer struct {
 	buf []byte
 	max int
+	cut bool
 }
 
 func (b *tailBuffer) Write(p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	if over := len(b.buf) - b.max; over > 0 {
 		b.buf = append(b.buf[:0], b.buf[over:]...)
+		b.cut = true
 	}
 	return len(p), nil
 }
 
-func (b *tailBuffer) String() string { return string(bytes.ToValidUTF8(b.buf, []byte("?"))) }
+// String is the tail as valid UTF-8; when earlier output was dropped it
+// starts at the first whole line, after "...".
+func (b *tailBuffer) String() string {
+	tail := b.buf
+	if b.cut {
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+			tail = tail[i+1:]
+		}
+		tail = append([]byte("...\n"), tail...)
+	}
+	return string(bytes.ToValidUTF8(tail, []byte("?")))
+}
 
 var _ runner.Inspector = (*Inspector)(nil)

@@ -106,7 +106,7 @@ func TestRunnerSurvivesFailingInspectors(t *testing.T) {
 		wantReason   []string
 		notReason    string
 	}{
-		{"crash.sh", 2, []string{"exit status 3", "boom, inspector crashed"}, "noise line 0 "},
+		{"crash.sh", 2, []string{"exit status 3", "stderr: ...\ncrash.sh: noise line", "boom, inspector crashed"}, "noise line 0 "},
 		{"garbage.sh", 1, []string{"stdout: not an inspection JSON object", "about to print garbage"}, ""},
 		{"out_of_range.sh", 1, []string{"field runtime_fidelity: 140 is outside 0..100"}, ""},
 		{"bad_verdict.sh", 1, []string{`field verdict: "maybe" is not pass, partial or fail`}, ""},
