@@ -217,8 +217,8 @@ func WriteTree(dir string, opts Options) ([]Entry, error) {
 	return entries, nil
 }
 
-// Summary counts a corpus's runs by a key of each entry, for reports.
-func Summary(entries []Entry, key func(Entry) string) map[string]int {
+// countBy counts entries by a key of each entry.
+func countBy(entries []Entry, key func(Entry) string) map[string]int {
 	out := map[string]int{}
 	for _, e := range entries {
 		out[key(e)]++

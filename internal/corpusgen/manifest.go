@@ -95,8 +95,8 @@ the output of any inspector. Features are format variety that every reader must 
 `
 
 func readme(m Manifest) string {
-	eras := Summary(m.Runs, func(e Entry) string { return fmt.Sprintf("%d %s", e.Era, e.Layout) })
-	systems := Summary(m.Runs, func(e Entry) string { return e.System })
+	eras := countBy(m.Runs, func(e Entry) string { return fmt.Sprintf("%d %s", e.Era, e.Layout) })
+	systems := countBy(m.Runs, func(e Entry) string { return e.System })
 	return fmt.Sprintf(`# Bundled corpus of synthetic OpenProse runs
 
 Every file here is generated; nothing is copied from real runs. Regenerate with
@@ -111,6 +111,12 @@ generator makes, so change the generator and regenerate, never edit files here.
   (%s) and %d systems (%s).
 - MANIFEST.md is the table of runs with the planted defects and what a structural light check and a
   deep check should see; MANIFEST.json is the same for tests.
+- Layouts, one per era: (1) `+"`program.prose`, `state.md`, `bindings/{name}.md`"+`; (2) `+"`program.md`"+`,
+  `+"`manifest.md`, `state.md`, `services/{svc}.md`, `workspace/{svc}/`, `bindings/{caller,svc}/`"+`;
+  (3) `+"`root.prose.md`, `forme.manifest.json`, `vm.log.md`, `sources/{svc}.prose.md`, `workspace/{svc}/`"+`
+  (`+"`__error.md`"+` for a failed service), `+"`bindings/{caller,svc}/`"+`; (4) `+"`compiled-intent.json`"+`
+  (`+"`name`, `topology`, `executionOrder`"+`), `+"`root.prose.md`, `vm.log.md`"+`,
+  `+"`world-model/{node}/published.json`"+` plus the node's outputs, `+"`receipts/{node}.jsonl`"+`.
 - Deterministic: the plan of runs is fixed in code; the seed picks timestamps, ids and text, each run
   from its own PCG stream (math/rand/v2) seeded by the seed and the run's plan index. No clock is read.
 `, m.Command, len(m.Runs), joinCounts(eras), len(systems), joinCounts(systems))
