@@ -105,9 +105,9 @@ type pipeline struct {
 // opts.Retries times unless the error IsPermanent. A returned inspection
 // must pass CheckInspection and match the run id and depth (an empty
 // run_id, depth or system is filled in from the run); otherwise it is a
-// permanent failure. A
-// valid inspection is written to the cache as soon as it is had. A cache
-// hit gets the run's id, since runs of equal content share an entry.
+// permanent failure. A valid inspection is written to the cache as soon
+// as it is had. A cache hit gets the run's id, since runs of equal
+// content share an entry.
 //
 // Deep is attempted even when light failed: DESIGN.md gives every run
 // both inspections, the deep one is cached for the rerun, and the report
@@ -151,7 +151,9 @@ func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) 
 	}
 	_ = g.Wait()
 
-	res := Result{Calls: int(p.calls.Load()), CacheHits: int(p.cacheHits.Load())}
+	// Empty, not nil, so that a report shows [] rather than null.
+	res := Result{Pairs: []Pair{}, Unpaired: []Inspection{}, Failures: []Failure{},
+		Calls: int(p.calls.Load()), CacheHits: int(p.cacheHits.Load())}
 	for i, o := range outcomes {
 		if o.interrupted {
 			res.Interrupted++

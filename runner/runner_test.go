@@ -559,3 +559,11 @@ func TestRunGoesOnWhenTheCacheCannotBeWritten(t *testing.T) {
 		t.Errorf("pairs %d warnings %q, want the pair and one warning", len(res.Pairs), res.Warnings)
 	}
 }
+
+func TestRunOfNoRunsGivesEmptyNotNilLists(t *testing.T) {
+	res, err := Run(context.Background(), nil, &fakeInspector{id: "f", answer: alwaysGood}, testOptions())
+	want := Result{Pairs: []Pair{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	if d := cmp.Diff(want, res); err != nil || d != "" {
+		t.Errorf("err %v, (-want +got):\n%s", err, d)
+	}
+}
