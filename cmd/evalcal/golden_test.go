@@ -40,14 +40,21 @@ func checkGolden(t *testing.T, path string, got []byte) {
 	}
 }
 
-// repoRoot is the repository root: two levels above this package.
-func repoRoot(t *testing.T) string {
-	t.Helper()
+// packageDir is this package's directory, read once before any test
+// changes the working directory (t.Chdir).
+var packageDir = func() string {
 	wd, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		panic("evalcal tests: no working directory: " + err.Error())
 	}
-	return filepath.Join(wd, "..", "..")
+	return wd
+}()
+
+// repoRoot is the repository root: two levels above this package,
+// whatever the current working directory is.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(packageDir, "..", "..")
 }
 
 // runCLI runs evalcal in-process and returns stdout, stderr and the exit

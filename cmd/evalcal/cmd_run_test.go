@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/report"
+)
+
+func TestRunCorpusGolden(t *testing.T) {
+	root := repoRoot(t)
+	t.Chdir(root)
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--seed", "1", "testdata/runs")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	checkGolden(t, "testdata/run/corpus.golden", []byte(out))
+}
+
+func TestRunSavedInspectionsGolden(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--inspections", "testdata/inspections/twelve.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	checkGolden(t, "testdata/run/twelve.golden", []byte(out))
+}
+
+func TestRunReportIsByteIdenticalAcrossJobsAndCache(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	cache := t.TempDir()
+	var reports []string
+	for _, args := range [][]string{
+		{"--jobs", "1", "--no-cache"},
+		{"--jobs", "8", "--no-cache"},
+		{"--jobs=3", "--cache", cache},
+		{"--jobs", "8", "--cache", cache}, // warm
+	} {
+		out, stderr, code := runCLI(t, append(append([]string{"run"}, args...), "testdata/runs")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		reports = append(reports, out)
+		if args[len(args)-2] == "--cache" && len(reports) == 4 && !strings.Contains(stderr, " 0 inspector calls") {
+			t.Errorf("warm cache rerun made inspector calls: %s", stderr)
+		}
+	}
+	for i := 1; i < len(reports); i++ {
+		if reports[i] != reports[0] {
+			t.Errorf("report %d differs from report 0", i)
+		}
+	}
+}
+
+func TestRunReportHasEveryTopLevelKeyInOrder(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--inspections", "testdata/inspections/twelve.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	m := doc.Content[0]
+	for i := 0; i < len(m.Content); i += 2 {
+		keys = append(keys, m.Content[i].Value)
+	}
+	want := []string{"schema_version", "generated_by", "inputs", "sample_size", "sample", "agreement_rate",
+		"score_correlation", "mean_score_delta", "bias_direction", "disagreement_breakdown", "confidence",
+		"preliminary", "kappa", "confusion", "forecast", "disagreements", "comparisons", "failures",
+		"recommendations", "warnings"}
+	j := 0
+	for _, k := range keys {
+		if j < len(want) && k == want[j] {
+			j++
+		}
+	}
+	if j != len(want) {
+		t.Errorf("top-level keys %v do not hold %v in order (stopped at %q)", keys, want, want[j])
+	}
+}
+
+func TestRunSavedInspectionsNumbers(t *testing.T) {
+	// twelve.jsonl (testdata/inspections/make_fixtures.py): 8 of 12 verdicts
+	// match; the splits are b2c3d4 (pass/partial), e5f6a7 (pass/partial),
+	// b8c9d0 (pass/fail) and c9d0e1 (partial/pass); f2a3b4 is a false
+	// negative (deep-only flag) and f6a7b8 a severity mismatch.
+	t.Chdir(repoRoot(t))
+	out, _, code := runCLI(t, "run", "--no-cache", "--format", "json", "--inspections", "testdata/inspections/twelve.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("json output does not parse: %v", err)
+	}
+	if r.AgreementRate.Matches != 8 || r.AgreementRate.N != 12 {
+		t.Errorf("agreement = %+v, want 8/12", r.AgreementRate)
+	}
+	if got := r.Confusion.LightPassDeepFail; len(got) != 1 || got[0] != "20261103-111500-b8c9d0" {
+		t.Errorf("light pass / deep fail = %v", got)
+	}
+	b := r.DisagreementBreakdown
+	if b.VerdictSplit != 4 || b.FalseNegative != 1 || b.SeverityMismatch != 1 || b.FalsePositive != 0 || r.Confidence != "low" || r.Partial {
+		t.Errorf("breakdown %+v confidence %s partial %v", r.DisagreementBreakdown, r.Confidence, r.Partial)
+	}
+	if len(r.Recommendations) == 0 || r.Recommendations[0].Priority != 1 {
+		t.Errorf("recommendations = %+v", r.Recommendations)
+	}
+}
+
+func TestRunWithAMissingDeepInspectionIsPartial(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--format", "json", "--inspections", "testdata/inspections/missing-deep.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Partial || len(r.Failures) != 1 || r.Failures[0].RunID != "20261103-111500-b8c9d0" || r.SampleSize != 11 {
+		t.Errorf("partial %v, failures %+v, sample size %d; want one recorded failure and 11 runs", r.Partial, r.Failures, r.SampleSize)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no paths", []string{"run"}, 2, "no run PATH"},
+		{"unknown flag", []string{"run", "--bogus", "testdata/runs"}, 2, "bogus"},
+		{"jobs zero", []string{"run", "--jobs", "0", "testdata/runs"}, 2, "-jobs must be at least 1"},
+		{"bad format", []string{"run", "--format", "xml", "testdata/runs"}, 2, "-format"},
+		{"bad inspector", []string{"run", "--inspector", "magic", "testdata/runs"}, 2, "-inspector"},
+		{"paths and inspections", []string{"run", "--inspections", "x.jsonl", "testdata/runs"}, 2, "not both"},
+		{"missing path", []string{"run", "--no-cache", "testdata/no-such-dir"}, 2, "no-such-dir"},
+		{"missing inspections file", []string{"run", "--no-cache", "--inspections", "testdata/none.jsonl"}, 2, "none.jsonl"},
+		{"insufficient runs", []string{"run", "--no-cache", "--inspections", "testdata/inspections/two.jsonl"}, 2, "insufficient-runs"},
+		{"homogeneous", []string{"run", "--no-cache", "--inspections", "testdata/inspections/homogeneous.jsonl"}, 2, "homogeneous-sample"},
+		{"homogeneous allowed", []string{"run", "--no-cache", "--allow-homogeneous", "--inspections", "testdata/inspections/homogeneous.jsonl"}, 0, ""},
+		{"sample below minimum", []string{"run", "--no-cache", "--sample", "2", "testdata/runs"}, 2, "insufficient-runs"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), tt.args, &out, &errb)
+			if got := exitCode(err); got != tt.code {
+				t.Fatalf("exit %d, want %d (err %v, stderr %s)", got, tt.code, err, errb.String())
+			}
+			if tt.msg != "" && (err == nil || !strings.Contains(err.Error()+errb.String(), tt.msg)) {
+				t.Errorf("error %v / stderr %q does not mention %q", err, errb.String(), tt.msg)
+			}
+			if tt.code != 0 && out.Len() != 0 {
+				t.Errorf("stdout must stay empty on error, got %q", out.String())
+			}
+		})
+	}
+}
+
+func TestRunInterruptedExits130(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	err := run(ctx, []string{"run", "--no-cache", "testdata/runs"}, &out, &errb)
+	if code := exitCode(err); code != 130 {
+		t.Fatalf("exit %d, want 130 (err %v)", code, err)
+	}
+}
+
+func TestRunSurvivesBrokenExecInspectors(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell scripts")
+	}
+	root := repoRoot(t)
+	t.Chdir(root)
+	// Three runs per broken inspector: every call fails (the runner still
+	// tries deep after light failed, so 6 failures), each is recorded with
+	// its reason, and the command fails (no pairs) without a crash and
+	// with the report still written.
+	for _, script := range []string{"crash.sh", "garbage.sh", "out_of_range.sh", "bad_verdict.sh", "hang.sh"} {
+		t.Run(script, func(t *testing.T) {
+			outFile := filepath.Join(t.TempDir(), "r.yaml")
+			cmd := "exec:sh " + filepath.Join(root, "testdata/inspectors", script) + " {run} {depth}"
+			_, stderr, code := runCLI(t, "run", "--no-cache", "--timeout", "300ms", "--retries", "0", "--sample", "3",
+				"--inspector", cmd, "-o", outFile, "testdata/runs")
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (no run got both inspections); stderr %s", code, stderr)
+			}
+			data, err := os.ReadFile(outFile)
+			if err != nil {
+				t.Fatalf("report not written: %v", err)
+			}
+			r, err := report.ParseReport(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Partial || len(r.Failures) != 6 {
+				t.Errorf("partial %v with %d failures, want 6 (3 runs x 2 depths)", r.Partial, len(r.Failures))
+			}
+			for _, f := range r.Failures {
+				if f.Reason == "" {
+					t.Errorf("failure without a reason: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func TestRunGoodExecInspectorWithWarmCacheCallsNothing(t *testing.T) {
+	root := repoRoot(t)
+	t.Chdir(root)
+	cache := t.TempDir()
+	cmd := "exec:sh " + filepath.Join(root, "testdata/inspectors/good.sh") + " {run} {depth}"
+	args := []string{"run", "--cache", cache, "--sample", "6", "--inspector", cmd, "testdata/runs"}
+	first, stderr, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, " 12 inspector calls") {
+		t.Errorf("first run: %s", stderr)
+	}
+	second, stderr, _ := runCLI(t, args...)
+	if !strings.Contains(stderr, " 0 inspector calls, 12 from cache") {
+		t.Errorf("warm rerun made calls: %s", stderr)
+	}
+	if first != second {
+		t.Errorf("cached rerun gives another report")
+	}
+}
+
+func TestRunWritesReportAtomicallyAndLeavesNoTemp(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	dir := t.TempDir()
+	target := filepath.Join(dir, "report.yaml")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCLI(t, "run", "--no-cache", "-o", target, "--inspections", "testdata/inspections/twelve.jsonl")
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q (stdout must be empty with -o)", code, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the report", len(entries))
+	}
+	data, _ := os.ReadFile(target)
+	if !bytes.HasPrefix(data, []byte("schema_version: 1")) {
+		t.Errorf("report not replaced: %q", data[:20])
+	}
+}
+
+func TestRecordedCommandLineDropsVolatileFlags(t *testing.T) {
+	got := recordedArgs([]string{"--jobs", "8", "--seed", "3", "-jobs=2", "--cache", "/c", "--no-cache", "-o", "r.yaml", "x"})
+	want := []string{"--seed", "3", "x"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("recordedArgs = %v, want %v", got, want)
+	}
+}
