@@ -145,6 +145,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		})
 	}
 
+	offset := scaleOffset(cs)
 	switch st.BiasDirection {
 	case aggregate.Optimistic:
 		var recurring []string
@@ -164,7 +165,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 			Target: "light structural checks",
 			Rationale: fmt.Sprintf("light is optimistic: deep scores are lower by %.1f (runtime fidelity) and %.1f (task effectiveness) points on average",
 				-st.MeanScoreDelta.RuntimeFidelity.Mean, -st.MeanScoreDelta.TaskEffectiveness.Mean),
-			ProposedChange: "add structural checks to the light eval that catch " + what + ", and lower light's score caps where those checks fail",
+			ProposedChange: "add structural checks to the light eval that catch " + what + ", and lower light's score caps where those checks fail" + offset,
 			Addresses:      dedupe(runs),
 		})
 	case aggregate.Pessimistic:
@@ -181,7 +182,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 			Target: "light criteria that trigger false positives",
 			Rationale: fmt.Sprintf("light is pessimistic: deep scores are higher by %.1f (runtime fidelity) and %.1f (task effectiveness) points on average",
 				st.MeanScoreDelta.RuntimeFidelity.Mean, st.MeanScoreDelta.TaskEffectiveness.Mean),
-			ProposedChange: "relax " + crit + " (a light-only flag may be caution, not error: check each against deep's evidence first)",
+			ProposedChange: "relax " + crit + " (a light-only flag may be caution, not error: check each against deep's evidence first)" + offset,
 			Addresses:      dedupe(runs),
 		})
 	}
@@ -244,6 +245,30 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		recs[i] = c.rec
 	}
 	return recs
+}
+
+// scaleOffset says how much of the bias is a constant offset: the mean
+// deep-minus-light delta (over both scores) on the runs whose verdicts
+// agree. A light eval whose scores are capped (the builtin caps light at
+// 85/80) shows such an offset on clean runs; it is a scale difference,
+// not a criterion to change. Empty when the offset is within the bias
+// threshold.
+func scaleOffset(cs []comparator.Comparison) string {
+	n, sum := 0, 0.0
+	for _, c := range cs {
+		if c.VerdictMatch {
+			n++
+			sum += (c.RuntimeFidelityDelta + c.TaskEffectivenessDelta) / 2
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	m := sum / float64(n)
+	if m > -aggregate.BiasThreshold && m < aggregate.BiasThreshold {
+		return ""
+	}
+	return fmt.Sprintf("; note that on the %d runs whose verdicts agree deep still differs by %+.1f points on average: that part is a scale offset (such as a cap on light's scores), so rescale light's scores or gate on verdicts rather than raw scores", n, m)
 }
 
 func typeRecommendation(t comparator.DisagreementType, runs []string, count, n int, deepOnly, lightOnly map[string][]string) Recommendation {

@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
@@ -128,4 +129,22 @@ func TestAdviceIsDeterministic(t *testing.T) {
 			t.Fatalf("advice differs between calls:\n%s\n%s", a, b)
 		}
 	}
+}
+
+func TestBiasFromAScaleOffsetIsNamedAsSuch(t *testing.T) {
+	var runs []run
+	for i := 0; i < 10; i++ { // verdicts agree, deep 8 points higher: an offset, not a criterion
+		runs = append(runs, run{light: "pass", deep: "pass", drop: -8})
+	}
+	runs = append(runs, run{light: "partial", deep: "pass", lightFlags: []string{"x"}, drop: -8})
+	recs := Advise(build(runs))
+	for _, r := range recs {
+		if r.Rule == "pessimistic" {
+			if !strings.Contains(r.ProposedChange, "scale offset") || !strings.Contains(r.ProposedChange, "+8.0") {
+				t.Errorf("pessimistic change does not name the +8.0 scale offset: %s", r.ProposedChange)
+			}
+			return
+		}
+	}
+	t.Errorf("no pessimistic recommendation: %+v", recs)
 }
