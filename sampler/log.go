@@ -111,7 +111,6 @@ const maxWarnings = 50
 
 var (
 	headerRE     = regexp.MustCompile(`^#\s*run:\s*(\S+)(?:\s+(.*\S))?\s*$`)
-	markerRE     = regexp.MustCompile(`^\s*(\d+[a-z]*)\s*(?:→|->)\s*(.*?)\s*$`)
 	endRE        = regexp.MustCompile(`^---end(?:\s+(.*\S))?\s*$`)
 	errorRE      = regexp.MustCompile(`^---error(?:\s+(\S+))?(?:\s+(.*\S))?\s*$`)
 	metaRE       = regexp.MustCompile("^(?:[-*]\\s+)?(program|root|source|system|run_id):\\s*(.+?)\\s*$")
@@ -242,34 +241,28 @@ func (p *logParser) handle(raw []byte) {
 			return
 		}
 	}
-	if m := headerRE.FindStringSubmatch(trimmed); m != nil {
-		if p.log.RunID == "" {
-			p.log.RunID, p.log.Program = m[1], m[2]
-		} else {
-			p.warn("line %d: repeated run header", n)
+	if strings.HasPrefix(trimmed, "#") {
+		if m := headerRE.FindStringSubmatch(trimmed); m != nil {
+			if p.log.RunID == "" {
+				p.log.RunID, p.log.Program = m[1], m[2]
+			} else {
+				p.warn("line %d: repeated run header", n)
+			}
+			return
 		}
-		return
 	}
-	if m := markerRE.FindStringSubmatch(text); m != nil {
+	if index, rest, ok := cutMarker(trimmed); ok {
 		if p.log.Terminator != nil {
 			p.warn("line %d: event after the terminator on line %d", n, p.log.Terminator.Line)
 		}
-		p.event(n, m[1], m[2])
+		p.event(n, index, rest)
 		return
 	}
-	if m := narrativeRE.FindStringSubmatch(trimmed); m != nil {
-		ev := Event{Line: n, Kind: KindNarrative, Name: m[1], Service: m[1]}
-		switch m[2] {
-		case "completed":
-			ev.Outcome = OutcomeOK
-		case "skipped":
-			ev.Outcome = OutcomeSkipped
-		default:
-			ev.Outcome = OutcomeError
-			ev.Error = strings.Trim(m[3], "() ")
+	if strings.HasPrefix(trimmed, "##") {
+		if m := narrativeRE.FindStringSubmatch(trimmed); m != nil {
+			p.narrative(n, m)
+			return
 		}
-		p.log.Narrative = append(p.log.Narrative, ev)
-		return
 	}
 	if len(p.log.Events) == 0 {
 		if m := metaRE.FindStringSubmatch(trimmed); m != nil {
@@ -281,6 +274,49 @@ func (p *logParser) handle(raw []byte) {
 			}
 		}
 	}
+}
+
+// narrative records a status heading `### name — status (detail)`.
+func (p *logParser) narrative(n int, m []string) {
+	ev := Event{Line: n, Kind: KindNarrative, Name: m[1], Service: m[1]}
+	switch m[2] {
+	case "completed":
+		ev.Outcome = OutcomeOK
+	case "skipped":
+		ev.Outcome = OutcomeSkipped
+	default:
+		ev.Outcome = OutcomeError
+		ev.Error = strings.Trim(m[3], "() ")
+	}
+	p.log.Narrative = append(p.log.Narrative, ev)
+}
+
+// cutMarker splits a marker line `N→ rest` (N digits then lower-case
+// branch letters, `→` or `->`, spaces allowed around the arrow) into N and
+// rest; ok is false for any other line. Hand-written because it runs on
+// every line of every log.
+func cutMarker(line string) (index, rest string, ok bool) {
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return "", "", false
+	}
+	for i < len(line) && line[i] >= 'a' && line[i] <= 'z' {
+		i++
+	}
+	index = line[:i]
+	tail := strings.TrimLeft(line[i:], " \t")
+	switch {
+	case strings.HasPrefix(tail, "→"):
+		tail = tail[len("→"):]
+	case strings.HasPrefix(tail, "->"):
+		tail = tail[2:]
+	default:
+		return "", "", false
+	}
+	return index, strings.TrimSpace(tail), true
 }
 
 // cleanMeta strips backquotes and a trailing parenthesised remark from an
