@@ -50,18 +50,22 @@ func (f runFiles) first(names []string) string {
 func walkRun(dir string) (runFiles, error) {
 	rf := runFiles{size: map[string]int64{}, dirs: map[string]bool{}}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			rf.warn = append(rf.warn, fmt.Sprintf("%s: unreadable: %v", p, err))
-			return nil
-		}
 		rel, rerr := filepath.Rel(dir, p)
 		if rerr != nil {
 			return rerr
 		}
 		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the relative path already names the file
+			}
+			rf.warn = append(rf.warn, fmt.Sprintf("%s: unreadable: %v", rel, err))
+			return nil
+		}
 		switch {
 		case d.IsDir():
 			if rel != "." {

@@ -284,3 +284,18 @@ func TestContentHashChangesWithContentAndName(t *testing.T) {
 var cmpEmpty = cmpopts.EquateEmpty()
 
 func cmpIgnore(fields ...string) cmp.Option { return cmpopts.IgnoreFields(Run{}, fields...) }
+
+func TestLoadManifestNamesFileAndLineOfBadJSON(t *testing.T) {
+	dir := writeRun(t, t.TempDir(), "r", map[string]string{"forme.manifest.json": "{\n  \"graph\": [\n    {\"id\": }\n  ]\n}\n"})
+	_, err := LoadManifest(dir, EraVMLogForme)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "forme.manifest.json")+":3:") {
+		t.Errorf("err = %v, want the file and line 3", err)
+	}
+	r, err := Describe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "forme.manifest.json:3") {
+		t.Errorf("Describe warnings = %q, want the manifest error", r.Warnings)
+	}
+}

@@ -2,8 +2,10 @@ package sampler
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -217,7 +219,7 @@ func loadFormeJSON(dir, name string) (Manifest, error) {
 	m.File = name
 	var fm formeManifest
 	if err := json.Unmarshal(b, &fm); err != nil {
-		return m, fmt.Errorf("sampler: parse %s: %w", filepath.Join(dir, name), err)
+		return m, jsonError(filepath.Join(dir, name), b, err)
 	}
 	m.System = fm.SystemName
 	if m.System == "" {
@@ -286,7 +288,7 @@ func loadCompiledIntent(dir string) (Manifest, error) {
 			err = json.Unmarshal(b, &ci)
 		}
 		if err != nil {
-			return m, fmt.Errorf("sampler: parse %s: %w", filepath.Join(dir, filepath.FromSlash(name)), err)
+			return m, jsonError(filepath.Join(dir, filepath.FromSlash(name)), b, err)
 		}
 		m.File = name
 		break
@@ -397,6 +399,16 @@ func loadProgramProse(dir, name string) (Manifest, error) {
 	}
 	sortManifest(&m)
 	return m, nil
+}
+
+// jsonError names the file, and the line for a syntax error.
+func jsonError(p string, b []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Offset <= int64(len(b)) {
+		line := 1 + bytes.Count(b[:se.Offset], []byte("\n"))
+		return fmt.Errorf("sampler: parse %s:%d: %w", p, line, err)
+	}
+	return fmt.Errorf("sampler: parse %s: %w", p, err)
 }
 
 func sortManifest(m *Manifest) {
