@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/evalcal/evalcal/statistician"
 )
 
 // BadLine is an input line (or database row) that could not be used:
@@ -219,7 +221,8 @@ type GroupScore struct {
 	Calibration *float64 `yaml:"calibration" json:"calibration"`
 	Reason      string   `yaml:"reason,omitempty" json:"reason,omitempty"`
 
-	sumSquares float64
+	// scores accumulates (confidence, outcome) of the resolved calls.
+	scores *statistician.DistinctAccumulator
 }
 
 // Passport is an agent's record over all seasons.
@@ -288,7 +291,7 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 		}
 		g := groups[[2]string{c.Agent, c.Season}]
 		if g == nil {
-			g = &GroupScore{Agent: c.Agent, Season: c.Season}
+			g = &GroupScore{Agent: c.Agent, Season: c.Season, scores: statistician.NewDistinctAccumulator()}
 			groups[[2]string{c.Agent, c.Season}] = g
 		}
 		if !c.Counts() {
@@ -306,14 +309,16 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 		switch status {
 		case Right, Wrong:
 			g.Resolved++
-			outcome := 0.0
+			outcome := 0
 			if status == Right {
 				g.Right++
 				outcome = 1
 			} else {
 				g.Wrong++
 			}
-			g.sumSquares += brierTerm(c.Confidence, outcome)
+			if err := g.scores.Add(c.Confidence, outcome); err != nil {
+				return fmt.Errorf("line %d: %w", n, err) // unreachable: ParseCall checked the confidence
+			}
 		case Pending:
 			g.Pending++
 		case Unresolved:
@@ -338,7 +343,9 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 	})
 	for _, k := range keys {
 		g := groups[k]
-		g.finish()
+		if err := g.finish(); err != nil {
+			return CallReport{}, err
+		}
 		rep.Groups = append(rep.Groups, *g)
 		if len(rep.Passports) == 0 || rep.Passports[len(rep.Passports)-1].Agent != g.Agent {
 			rep.Passports = append(rep.Passports, Passport{Agent: g.Agent})
@@ -354,38 +361,18 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 }
 
 // finish computes the group's Brier and calibration terms.
-func (g *GroupScore) finish() {
+func (g *GroupScore) finish() error {
 	if g.Resolved < minResolvedForCalibration {
 		g.Reason = fmt.Sprintf("%d resolved call(s); calibration needs at least %d", g.Resolved, minResolvedForCalibration)
-		return
+		return nil
 	}
-	b := g.sumSquares / float64(g.Resolved)
-	cal := CalibrationScore(b)
+	b, err := g.scores.Brier()
+	if err != nil {
+		return fmt.Errorf("forecast: brier of %s/%s: %w", g.Agent, g.Season, err)
+	}
+	cal := statistician.CalibrationScore(b)
 	g.Brier, g.Calibration = &b, &cal
-}
-
-// brierTerm is one forecast's contribution to the Brier score,
-// (confidence - outcome)^2.
-func brierTerm(confidence, outcome float64) float64 {
-	d := confidence - outcome
-	return d * d
-}
-
-// CalibrationScore maps a Brier score to the calibration term:
-//
-//	calibration = clamp01(1 - brier/0.25) x 100
-//
-// 0.25 is the Brier score of always saying 0.5, so a coin-flip forecaster
-// scores 0, anything worse also 0, and a perfect record 100. NaN gives 0.
-func CalibrationScore(brier float64) float64 {
-	x := 1 - brier/0.25
-	switch {
-	case !(x > 0):
-		return 0
-	case x > 1:
-		return 100
-	}
-	return x * 100
+	return nil
 }
 
 // fieldError is a problem with one field of an input line.
