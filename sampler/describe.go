@@ -91,19 +91,11 @@ func walkRun(dir string) (runFiles, error) {
 	return rf, nil
 }
 
-// DetectEra names the layout of a run directory from the files it holds,
-// newest era first: compiled-intent.json, receipts or world-model(s)/ is
-// EraReactor; forme.manifest.json or vm.log.md is EraVMLogForme;
-// manifest.md, services/ or program.md is EraStateMDv2; program.prose or
-// state.md is EraStateMDv1; otherwise EraUnknown.
-func DetectEra(dir string) (Era, error) {
-	rf, err := walkRun(dir)
-	if err != nil {
-		return EraUnknown, err
-	}
-	return detectEra(rf), nil
-}
-
+// detectEra names the layout of a run directory from the files it
+// holds, newest era first: compiled-intent.json, receipts or
+// world-model(s)/ is EraReactor; forme.manifest.json or vm.log.md is
+// EraVMLogForme; manifest.md, services/ or program.md is EraStateMDv2;
+// program.prose or state.md is EraStateMDv1; otherwise EraUnknown.
 func detectEra(rf runFiles) Era {
 	switch {
 	case rf.has("compiled-intent.json") || rf.has("receipts.json") || rf.dirs["receipts"] ||

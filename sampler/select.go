@@ -1,7 +1,6 @@
 package sampler
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -257,10 +256,4 @@ func spreadOf(xs []float64) Spread {
 		med = (xs[n/2-1] + xs[n/2]) / 2
 	}
 	return Spread{Min: xs[0], Median: med, Max: xs[n-1]}
-}
-
-// IsSampleError says whether err is one of the sample errors that mean
-// the input cannot be calibrated (DESIGN.md exit code 2).
-func IsSampleError(err error) bool {
-	return errors.Is(err, ErrInsufficientRuns) || errors.Is(err, ErrHomogeneousSample)
 }

@@ -35,7 +35,7 @@ func TestSelectErrorsOnTooFewValidRuns(t *testing.T) {
 	if _, err := Select(runs, SelectOptions{N: 2}); !errors.Is(err, ErrInsufficientRuns) {
 		t.Errorf("N=2: err = %v, want insufficient-runs", err)
 	}
-	if _, err := Select(runs, SelectOptions{N: -1}); err == nil || IsSampleError(err) {
+	if _, err := Select(runs, SelectOptions{N: -1}); err == nil || errors.Is(err, ErrInsufficientRuns) || errors.Is(err, ErrHomogeneousSample) {
 		t.Errorf("N=-1: err = %v, want a plain error", err)
 	}
 }
