@@ -11,6 +11,9 @@ const (
 	StatusCompleted  Status = "completed"
 	StatusFailed     Status = "failed"
 	StatusIncomplete Status = "incomplete"
+	// StatusUnknown is a run known only from saved inspections: there is
+	// no log to read its ending from.
+	StatusUnknown Status = "unknown"
 )
 
 // Era names the OpenProse on-disk layout a run was written in.

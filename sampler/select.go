@@ -52,8 +52,9 @@ type Composition struct {
 }
 
 // SuccessFailure is completed runs against the rest (failed or
-// incomplete); SuccessPercent = 100 * Success / (Success + Failure), 0
-// for an empty sample.
+// incomplete; runs of unknown status, known only from saved inspections,
+// are in neither); SuccessPercent = 100 * Success / (Success + Failure),
+// 0 when both are 0.
 type SuccessFailure struct {
 	Success        int     `yaml:"success" json:"success"`
 	Failure        int     `yaml:"failure" json:"failure"`
@@ -228,9 +229,10 @@ func compose(sampled []Run, picked, terc []int, discovered, valid, invalid int) 
 		c.Eras[string(r.Era)]++
 		c.Statuses[string(r.Status)]++
 		c.SizeTerciles[tercileNames[terc[picked[k]]]]++
-		if r.Status == StatusCompleted {
+		switch r.Status {
+		case StatusCompleted:
 			c.SuccessFailure.Success++
-		} else {
+		case StatusFailed, StatusIncomplete:
 			c.SuccessFailure.Failure++
 		}
 		sizes = append(sizes, float64(r.SizeBytes))

@@ -114,7 +114,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res, err := runner.Run(ctx, sample.Runs, insp, opts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "evalcal: interrupted; %d finished inspections are kept in the cache\n", res.Calls)
+			fmt.Fprintf(stderr, "evalcal: interrupted; %d finished inspections are kept in the cache\n", 2*len(res.Pairs)+len(res.Unpaired))
 		}
 		return fmt.Errorf("run: %w", err)
 	}

@@ -117,7 +117,7 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries))}
 	runs := make([]sampler.Run, 0, len(entries))
 	for id, e := range entries {
-		run := sampler.Run{ID: id, Era: sampler.EraSaved, Valid: true, ContentHash: contentHash(e.raw)}
+		run := sampler.Run{ID: id, Era: sampler.EraSaved, Status: sampler.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
 		for k, insp := range e.insp {
 			if insp == nil {
 				continue

@@ -42,9 +42,9 @@ func TestLoadDescribesEachRunOnce(t *testing.T) {
 	// Content hashes from (likewise for r0):
 	//   printf 'light\0%s\0deep\0%s' "$light1" "$deep1" | sha256sum
 	want := []sampler.Run{
-		{ID: "r0", Era: sampler.EraSaved, System: "beta", Valid: true, SizeBytes: int64(len(light0) + len(deep0)),
+		{ID: "r0", Era: sampler.EraSaved, Status: sampler.StatusUnknown, System: "beta", Valid: true, SizeBytes: int64(len(light0) + len(deep0)),
 			ContentHash: "9130c5a6fba9b8e463b0fc17b03b68acc4916e21eaa528bcfd2ab1b6eea4e593"},
-		{ID: "r1", Era: sampler.EraSaved, System: "alpha", Valid: true, SizeBytes: 111 + 154,
+		{ID: "r1", Era: sampler.EraSaved, Status: sampler.StatusUnknown, System: "alpha", Valid: true, SizeBytes: 111 + 154,
 			ContentHash: "b1f7993dfe9ad680230ad2766e4e1597e0e9b95878558f695ad4e67b95b9cea4"},
 	}
 	if d := cmp.Diff(want, runs); d != "" {
