@@ -392,6 +392,9 @@ func (a *RPSAccumulator) Add(probs []float64, outcome int) error {
 	return nil
 }
 
+// Categories returns the number of ordered categories K.
+func (a *RPSAccumulator) Categories() int { return len(a.counts) }
+
 // Merge adds the forecasts recorded in b; b is not changed. It returns an
 // error when the numbers of categories differ.
 func (a *RPSAccumulator) Merge(b *RPSAccumulator) error {

@@ -60,8 +60,10 @@ func corpFromCells(t valueCells) CORPDecomposition {
 	}
 	bs := t.brierSum() / n
 	bsrc := rc.Float64() / n
-	obar := float64(t.hits) / n
-	unc := obar * (1 - obar)
+	// UNC = o(1-o) written as h(n-h)/n / n, the same operations as a
+	// single PAV block, so that a forecast PAV pools into one block (no
+	// discrimination) has DSC exactly 0, not a rounding residue.
+	unc := float64(t.hits) * float64(t.n-t.hits) / n / n
 	return CORPDecomposition{
 		N:            int(t.n),
 		Brier:        bs,

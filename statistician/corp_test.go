@@ -41,14 +41,14 @@ func TestCORPPoolsAdjacentViolators(t *testing.T) {
 }
 
 // A constant forecast cannot discriminate: PAV returns the base rate, so
-// DSC = 0 and MCB = (p - o)^2.
+// DSC = 0 exactly (not a rounding residue) and MCB = (p - o)^2.
 func TestCORPConstantForecastHasNoDiscrimination(t *testing.T) {
 	p, y := repeat(0.9, 10, 6)
 	d, err := CORP(p, y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(d.DSC) > 1e-15 || math.Abs(d.MCB-0.09) > 1e-15 {
+	if d.DSC != 0 || math.Abs(d.MCB-0.09) > 1e-15 {
 		t.Errorf("DSC = %v, MCB = %v; want 0 and 0.09", d.DSC, d.MCB)
 	}
 }
