@@ -271,6 +271,7 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 	rep := CallReport{AsOf: opts.AsOf.UTC()}
 	groups := map[[2]string]*GroupScore{}
 	seen := map[[2]string]int{}
+	noPrices := map[string]int{} // counted calls per pool that has no prices at all
 	err := eachLine(ctx, r, func(line []byte, n int) error {
 		c, err := ParseCall(line)
 		if err != nil {
@@ -304,6 +305,9 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 		g.Counted++
 		if c.Refused {
 			g.Refused++
+		}
+		if len(prices.pools[c.Pool]) == 0 {
+			noPrices[c.Pool]++
 		}
 		status, _ := ResolveCall(c, prices, rep.AsOf)
 		switch status {
@@ -353,6 +357,14 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 		p := &rep.Passports[len(rep.Passports)-1]
 		p.Resolved += g.Resolved
 		p.Correct += g.Right
+	}
+	pools := make([]string, 0, len(noPrices))
+	for pool := range noPrices {
+		pools = append(pools, pool)
+	}
+	sort.Strings(pools)
+	for _, pool := range pools {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("pool %q of %d counted call(s) has no prices at all", pool, noPrices[pool]))
 	}
 	if len(rep.Tampered) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d call(s) excluded: seal does not match the sealed fields", len(rep.Tampered)))

@@ -226,6 +226,10 @@ func TestResolveCallsCountsOnlyOwnDirectionalCalls(t *testing.T) {
 	if rep.Unsealed != 3 {
 		t.Errorf("unsealed = %d, want 3", rep.Unsealed)
 	}
+	rep = resolveLines(t, prices, due.Add(3*time.Hour), callJSON(t, map[string]any{"pool": "ETHX"}), callJSON(t, map[string]any{"id": "2", "pool": "ETHX"}))
+	if diff := cmp.Diff([]string{`pool "ETHX" of 2 counted call(s) has no prices at all`}, rep.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
 }
 
 func TestResolveCallsBrierMatchesHandWorkedExample(t *testing.T) {
