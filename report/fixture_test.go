@@ -83,7 +83,7 @@ func buildReport(runs []fixtureRun) *Report {
 	return &Report{
 		SchemaVersion: SchemaVersion,
 		GeneratedBy:   "evalcal 0.1.0",
-		Inputs: Inputs{Paths: []string{"testdata/synthetic"}, Inspector: "synthetic", Seed: 1,
+		Inputs: Inputs{Paths: []string{"testdata/synthetic"}, Inspector: "synthetic", Seed: 1, Bins: 10,
 			ContentHash: fmt.Sprintf("sha256:%064d", len(runs)), CommandLine: []string{"run", "testdata/synthetic"}},
 		SampleSize:            st.SampleSize,
 		Sample:                Sample{Composition: comp, Runs: sample, Invalid: []Invalid{{ID: "20250101-100000-zzz999", Reason: "no log"}}},

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const syntheticReport = "../../testdata/render/synthetic.yaml"
+
+func TestRenderMarkdownMatchesGolden(t *testing.T) {
+	out, errOut, code := runCLI(t, "render", syntheticReport, "--format", "markdown")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkGolden(t, "testdata/render/synthetic.md", []byte(out))
+}
+
+func TestRenderHTMLMatchesGolden(t *testing.T) {
+	out, errOut, code := runCLI(t, "render", "--format=html", syntheticReport)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkGolden(t, "testdata/render/synthetic.html", []byte(out))
+}
+
+// JSON and YAML round trip: rendering the YAML report as JSON, then the
+// JSON as YAML, gives the YAML back byte for byte.
+func TestRenderJSONRoundTripsToTheSameYAML(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "r.json")
+	if _, errOut, code := runCLI(t, "render", syntheticReport, "--format", "json", "-o", jsonPath); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, "render", jsonPath, "--format", "yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want, err := os.ReadFile(syntheticReport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Error("yaml -> json -> yaml changed the report")
+	}
+}
+
+func TestRenderWritesFileAtomically(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.md")
+	out, errOut, code := runCLI(t, "render", "-o", path, syntheticReport)
+	if code != exitOK || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(b), "**Light agrees with deep") {
+		t.Fatalf("file: %v %.80q", err, b)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("left %d files behind", len(entries))
+	}
+}
+
+func TestRenderRefusesNewerSchemaWithExit2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "future.yaml")
+	if err := os.WriteFile(path, []byte("schema_version: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCLI(t, "render", path)
+	err := run(t.Context(), []string{"render", path}, &strings.Builder{}, &strings.Builder{})
+	if code != exitUsage || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{"schema_version 7", "reads up to 1", "upgrade evalcal"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}
+
+func TestRenderUsageErrors(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no file":        {"render"},
+		"two files":      {"render", syntheticReport, syntheticReport},
+		"bad format":     {"render", syntheticReport, "--format", "pdf"},
+		"unknown flag":   {"render", "--colour", syntheticReport},
+		"missing file":   {"render", "no/such/report.yaml"},
+		"not a report":   {"render", "../../go.mod"},
+		"flag value gap": {"render", syntheticReport, "--format"},
+	} {
+		if _, _, code := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d", name, code, exitUsage)
+		}
+	}
+}
