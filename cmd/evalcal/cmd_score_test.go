@@ -140,3 +140,19 @@ func TestScoreWritesTheReportAtomicallyWithOAndReadsStdin(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkScoreCommand runs evalcal score end to end on the file named by
+// EVALCAL_SCORE_BENCH_FILE (see testdata/bench/score/run.sh); it is
+// skipped without it.
+func BenchmarkScoreCommand(b *testing.B) {
+	path := os.Getenv("EVALCAL_SCORE_BENCH_FILE")
+	if path == "" {
+		b.Skip("EVALCAL_SCORE_BENCH_FILE not set")
+	}
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), []string{"score", "--format", "json", path}, &out, &errb); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/python3
+"""Checks that evalcal score (JSON) and score_ref.py agree per group.
+
+usage: compare.py EVALCAL.json REF.json
+Prints the largest absolute difference of each statistic over the groups.
+"""
+import json
+import sys
+
+go = {g["key"]: g for g in json.load(open(sys.argv[1]))["groups"]}
+py = {g["key"]: g for g in json.load(open(sys.argv[2]))["groups"]}
+assert sorted(go) == sorted(py), "different groups"
+worst = {}
+labels = 0
+
+
+def upd(name, a, b):
+    worst[name] = max(worst.get(name, 0), abs(a - b))
+
+
+for k, p in py.items():
+    g = go[k]
+    upd("brier", g["brier"], p["brier"])
+    upd("calibration", g["calibration"], p["calibration"])
+    upd("bss", g["bss"], p["bss"])
+    for t in ("reliability", "resolution", "uncertainty"):
+        upd("murphy." + t, g["murphy"]["exact"][t], p["murphy"][t])
+    for t in ("mcb", "dsc", "unc"):
+        upd("corp." + t, g["corp"][t], p["corp"][t])
+    for gb, pb in zip(g["murphy"]["binned"]["table"], p["binned"]):
+        upd("bin.observed_rate", gb["observed_rate"], pb["observed_rate"])
+        upd("bin.wilson", gb["rate_ci95"]["lower"], pb["rate_ci95"][0])
+    upd("rps.mean", g["rps"]["mean"], p["rps"]["mean"])
+    upd("rpss", g["rps"]["rpss"], p["rps"]["rpss"])
+    # Different random streams: the bootstrap bounds agree only statistically.
+    upd("bss_ci95.lower (bootstrap, differs by RNG)", g["bss_ci95"]["lower"], p["bss_ci95"][0])
+    labels += g["label"] == p["label"]
+for k in sorted(worst):
+    print("%-45s max |evalcal - python| = %.3g" % (k, worst[k]))
+print("labels equal in %d of %d groups" % (labels, len(py)))
