@@ -67,8 +67,6 @@ func screenshot(t *testing.T, page []byte, width, height int) (console []string,
 	return console, shot
 }
 
-
-
 // countColor counts pixels within tol of the RGB colour c.
 func countColor(t *testing.T, shot []byte, r, g, b uint8, tol int) int {
 	t.Helper()
