@@ -2,6 +2,7 @@ package statistician
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -185,4 +186,18 @@ func TestBrierSkillIsUndefinedWithAReasonAtBaseRateZeroOrOne(t *testing.T) {
 	if s := BrierSkill(math.NaN(), 0.5); s.Defined() {
 		t.Errorf("BrierSkill(NaN, 0.5) = %+v, want a reason", s)
 	}
+}
+
+// Five forecasts of 0.70, four of which came true (issue 2).
+func ExampleCalibrationScore() {
+	bs, _ := Brier([]float64{0.7, 0.7, 0.7, 0.7, 0.7}, []int{1, 1, 1, 1, 0})
+	fmt.Printf("Brier %.2f, calibration %.0f\n", bs, CalibrationScore(bs))
+	// Output: Brier 0.17, calibration 32
+}
+
+// By hand: 0.2 came true 1 in 2, 0.8 2 in 2; base rate 0.75.
+func ExampleMurphyExact() {
+	m, _ := MurphyExact([]float64{0.2, 0.2, 0.8, 0.8}, []int{0, 1, 1, 1})
+	fmt.Printf("REL %.4f - RES %.4f + UNC %.4f = BS %.2f\n", m.Reliability, m.Resolution, m.Uncertainty, m.Brier)
+	// Output: REL 0.0650 - RES 0.0625 + UNC 0.1875 = BS 0.19
 }

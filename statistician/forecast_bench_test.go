@@ -64,3 +64,24 @@ func BenchmarkBrier10M(b *testing.B) {
 	}
 	reportPerForecast(b)
 }
+
+// BenchmarkRPSAccumulator10M streams 10 million three-way forecasts through
+// the RPS accumulator.
+func BenchmarkRPSAccumulator10M(b *testing.B) {
+	benchP, benchY := randomForecasts(benchN, 43) // before b.Loop: not timed
+	b.ReportAllocs()
+	probs := make([]float64, 3)
+	for b.Loop() {
+		a, _ := NewRPSAccumulator(3)
+		for i, p := range benchP {
+			probs[0], probs[1], probs[2] = (1-p)/2, (1-p)/2, p
+			if err := a.Add(probs, 2*benchY[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := a.Result(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportPerForecast(b)
+}
