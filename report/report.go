@@ -54,8 +54,14 @@ type Inputs struct {
 	Inspector   string   `yaml:"inspector" json:"inspector"`
 	Seed        uint64   `yaml:"seed" json:"seed"`
 	SampleLimit int      `yaml:"sample_limit" json:"sample_limit"`
+	// Bins is the number of bins of the light-score reliability table.
+	Bins int `yaml:"bins" json:"bins"`
+	// Shard is "i/n" when this report covers shard i of n of the sample
+	// (run --shard); merge recombines shards exactly.
+	Shard string `yaml:"shard,omitempty" json:"shard,omitempty"`
 	// ContentHash is the SHA-256 over the sampled runs' ids and content
-	// hashes, in id order: it changes when any input run changes.
+	// hashes, in id order: it changes when any input run changes. With
+	// --shard it covers the whole sample, so shards of one job share it.
 	ContentHash string `yaml:"content_hash" json:"content_hash"`
 	// CommandLine is the command's arguments without those that cannot
 	// change the result (--jobs, --cache, --no-cache, -o, --progress).
@@ -79,6 +85,9 @@ type SampleRun struct {
 	Services  int    `yaml:"services" json:"services"`
 	SizeBytes int64  `yaml:"size_bytes" json:"size_bytes"`
 	Path      string `yaml:"path,omitempty" json:"path,omitempty"`
+	// Warnings are what could not be read in the run (a truncated log, a
+	// marker outside the spec); the run was described anyway.
+	Warnings []string `yaml:"warnings,omitempty" json:"warnings,omitempty"`
 }
 
 // Invalid is a run set aside, with the reason.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,13 +41,18 @@ type runFlags struct {
 	out              string
 	format           string
 	bins             int
+	shard            string
+	shardIndex       int // 1-based
+	shardCount       int
 	paths            []string
 }
 
 // volatileRunFlags cannot change a report's content, so they are left out
 // of the command line it records (the report is byte-identical whatever
-// --jobs is). The bool says whether the flag takes a value.
-var volatileRunFlags = map[string]bool{"jobs": true, "cache": true, "no-cache": false, "o": true}
+// --jobs is; --shard is recorded in inputs.shard instead, and dropped so
+// that merged shards equal one unsharded run). The bool says whether the
+// flag takes a value.
+var volatileRunFlags = map[string]bool{"jobs": true, "cache": true, "no-cache": false, "o": true, "shard": true}
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
@@ -64,6 +70,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.out, "o", "", "write the report to `file` (atomically) instead of stdout")
 	fs.StringVar(&f.format, "format", "yaml", "report format: yaml or json")
 	fs.IntVar(&f.bins, "bins", 10, "bins of the light-score reliability table")
+	fs.StringVar(&f.shard, "shard", "", "inspect only shard `i/n` of the sample (1 <= i <= n); combine the shard reports with evalcal merge")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: evalcal run [flags] PATH...   (run dirs, or folders holding them)")
 		fmt.Fprintln(stderr, "       evalcal run [flags] --inspections FILE")
@@ -111,7 +118,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	res, err := runner.Run(ctx, sample.Runs, insp, opts)
+	res, err := runner.Run(ctx, shardRuns(sample.Runs, f.shardIndex, f.shardCount), insp, opts)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(stderr, "evalcal: interrupted; %d finished inspections are kept in the cache\n", 2*len(res.Pairs)+len(res.Unpaired))
@@ -119,9 +126,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("run: %w", err)
 	}
 
-	comparisons := comparator.Compare(res.Pairs)
-	stats := aggregate.Compute(comparisons, aggregate.Options{Bins: f.bins})
-	rep := buildRunReport(f, args, insp.Identity(), sample, res, comparisons, stats)
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "evalcal: %s\n", w)
+	}
+	rep := newRunReport(f, args, insp.Identity(), sample)
+	fillResults(rep, comparator.Compare(res.Pairs), res.Failures, f.bins)
 
 	var data []byte
 	switch f.format {
@@ -173,6 +182,13 @@ func (f *runFlags) check() error {
 	case f.noCache && f.cacheDir != "":
 		return usageErrorf("run: give --cache or --no-cache, not both")
 	}
+	if f.shard != "" {
+		i, n, err := parseShard(f.shard)
+		if err != nil {
+			return usageErrorf("run: -shard: %v", err)
+		}
+		f.shardIndex, f.shardCount = i, n
+	}
 	if f.inspections != "" {
 		f.inspector = "saved:" + f.inspections
 	}
@@ -203,65 +219,110 @@ func (f *runFlags) openInspector() (runner.Inspector, []sampler.Run, error) {
 	return builtin.New(), nil, nil
 }
 
-func buildRunReport(f runFlags, args []string, identity string, sample sampler.Sample, res runner.Result,
-	cs []comparator.Comparison, st aggregate.Stats) *report.Report {
+// newRunReport starts a report: what it was computed from and the whole
+// sample (also in a shard's report, so that shards merge exactly).
+func newRunReport(f runFlags, args []string, identity string, sample sampler.Sample) *report.Report {
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		GeneratedBy:   "evalcal " + version,
 		Inputs: report.Inputs{
 			Paths:       nonNilStrings(f.paths),
-			Inspections: strings.TrimPrefix(f.inspector, "saved:"),
 			Inspector:   identity,
 			Seed:        uint64(f.seed),
 			SampleLimit: f.sample,
+			Bins:        f.bins,
+			Shard:       f.shard,
 			ContentHash: sampleHash(sample.Runs),
 			CommandLine: recordedArgs(args),
 		},
-		SampleSize:            st.SampleSize,
-		AgreementRate:         st.AgreementRate,
-		ScoreCorrelation:      st.ScoreCorrelation,
-		MeanScoreDelta:        st.MeanScoreDelta,
-		BiasDirection:         st.BiasDirection,
-		DisagreementBreakdown: st.DisagreementBreakdown,
-		Confidence:            st.Confidence,
-		Preliminary:           st.Preliminary,
-		Kappa:                 st.Kappa,
-		Confusion:             st.Confusion,
-		Forecast:              st.Forecast,
-		Disagreements:         st.Disagreements,
-		Comparisons:           nonNilComparisons(cs),
-		Failures:              res.Failures,
-		Partial:               len(res.Failures) > 0,
-		Recommendations:       advisor.Advise(cs, st),
-		Warnings:              append([]string{}, st.Warnings...),
 	}
-	if !strings.HasPrefix(f.inspector, "saved:") {
-		rep.Inputs.Inspections = ""
-	}
-	if rep.Failures == nil {
-		rep.Failures = []runner.Failure{}
+	if strings.HasPrefix(f.inspector, "saved:") {
+		rep.Inputs.Inspections = strings.TrimPrefix(f.inspector, "saved:")
 	}
 	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
 	for _, r := range sample.Runs {
 		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
 			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),
 			Services: len(r.ServicesDeclared), SizeBytes: r.SizeBytes, Path: filepath.ToSlash(r.Path),
+			Warnings: r.Warnings,
 		})
 	}
 	for _, r := range sample.Invalid {
 		rep.Sample.Invalid = append(rep.Sample.Invalid, report.Invalid{ID: r.ID, Path: filepath.ToSlash(r.Path), Reason: r.Invalid})
 	}
-	if rep.Partial {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("partial: %d inspections failed; statistics cover %d of %d sampled runs",
-			len(res.Failures), len(res.Pairs), len(sample.Runs)))
+	return rep
+}
+
+// fillResults computes everything that follows from the comparisons and
+// failures: statistics, recommendations and warnings. run and merge both
+// use it, which is why merged shards equal one unsharded run.
+func fillResults(rep *report.Report, cs []comparator.Comparison, failures []runner.Failure, bins int) {
+	st := aggregate.Compute(cs, aggregate.Options{Bins: bins})
+	rep.SampleSize = st.SampleSize
+	rep.AgreementRate = st.AgreementRate
+	rep.ScoreCorrelation = st.ScoreCorrelation
+	rep.MeanScoreDelta = st.MeanScoreDelta
+	rep.BiasDirection = st.BiasDirection
+	rep.DisagreementBreakdown = st.DisagreementBreakdown
+	rep.Confidence = st.Confidence
+	rep.Preliminary = st.Preliminary
+	rep.Kappa = st.Kappa
+	rep.Confusion = st.Confusion
+	rep.Forecast = st.Forecast
+	rep.Disagreements = st.Disagreements
+	rep.Comparisons = nonNilComparisons(cs)
+	rep.Failures = failures
+	if rep.Failures == nil {
+		rep.Failures = []runner.Failure{}
 	}
-	rep.Warnings = append(rep.Warnings, res.Warnings...)
-	for _, r := range sample.Runs {
-		for _, w := range r.Warnings {
-			rep.Warnings = append(rep.Warnings, r.ID+": "+w)
+	rep.Partial = len(failures) > 0
+	rep.Recommendations = advisor.Advise(cs, st)
+	rep.Warnings = append([]string{}, st.Warnings...)
+	if rep.Partial {
+		failed := map[string]bool{}
+		for _, f := range failures {
+			failed[f.RunID] = true
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("partial: %d inspections of %d runs failed; statistics cover %d runs",
+			len(failures), len(failed), len(cs)))
+	}
+	if rep.Inputs.Shard != "" {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("shard %s: statistics cover this shard only; combine all shards with evalcal merge", rep.Inputs.Shard))
+	}
+	withWarnings := 0
+	for _, r := range rep.Sample.Runs {
+		if len(r.Warnings) > 0 {
+			withWarnings++
 		}
 	}
-	return rep
+	if withWarnings > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
+	}
+}
+
+// parseShard reads "i/n" with 1 <= i <= n.
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("want i/n with 1 <= i <= n, got %q", s)
+	}
+	return i, n, nil
+}
+
+// shardRuns keeps the runs of shard i of n: the runs at positions
+// i-1, i-1+n, i-1+2n, ... of the sample (sorted by id), so shards differ
+// in size by at most one run. n = 0 keeps every run.
+func shardRuns(runs []sampler.Run, i, n int) []sampler.Run {
+	if n <= 1 {
+		return runs
+	}
+	var out []sampler.Run
+	for k := i - 1; k < len(runs); k += n {
+		out = append(out, runs[k])
+	}
+	return out
 }
 
 // sampleHash is the SHA-256 over the runs' ids and content hashes in id

@@ -36,6 +36,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "calibrate a light eval against a deep eval on completed runs", cmdRun},
+		{"merge", "combine the reports of the shards of one run (run --shard i/n) exactly", cmdMerge},
 		{"score", "score probability forecasts (Brier, calibration, Murphy, CORP, RPS)", cmdScore},
 		{"calls", "resolve trading calls against prices and score their confidence", cmdCalls},
 		{"gate", "decide candidate lessons on held-out evidence", cmdGate},

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shardReports runs the corpus as n shards and returns the report paths.
+func shardReports(t *testing.T, n int, extra ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i := 1; i <= n; i++ {
+		p := filepath.Join(dir, "shard"+string(rune('0'+i))+".yaml")
+		args := append([]string{"run", "--no-cache", "--shard", string(rune('0'+i)) + "/" + string(rune('0'+n)), "-o", p}, extra...)
+		if _, stderr, code := runCLI(t, append(args, "testdata/runs")...); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func TestMergedShardsEqualOneUnshardedRun(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	whole, stderr, code := runCLI(t, "run", "--no-cache", "testdata/runs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, n := range []int{2, 3, 7} {
+		paths := shardReports(t, n)
+		// Shards in any order merge to the same bytes.
+		paths[0], paths[len(paths)-1] = paths[len(paths)-1], paths[0]
+		merged, stderr, code := runCLI(t, append([]string{"merge"}, paths...)...)
+		if code != 0 {
+			t.Fatalf("merge of %d: exit %d: %s", n, code, stderr)
+		}
+		if merged != whole {
+			os.WriteFile(filepath.Join(t.TempDir(), "merged.yaml"), []byte(merged), 0o644)
+			t.Errorf("%d shards merged differ from the unsharded report", n)
+		}
+	}
+}
+
+func TestShardReportCoversOnlyItsRuns(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	paths := shardReports(t, 3)
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if !strings.Contains(s, "shard: 1/3") || !strings.Contains(s, "sample_size: 16\n") || !strings.Contains(s, "evalcal merge") {
+		t.Errorf("shard 1/3 report lacks its shard, its 16 runs or the merge warning")
+	}
+}
+
+func TestMergeRefusesIncompleteOrMixedShards(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	three := shardReports(t, 3)
+	otherSeed := shardReports(t, 3, "--seed", "2", "--sample", "20")
+	whole := filepath.Join(t.TempDir(), "whole.yaml")
+	if _, _, code := runCLI(t, "run", "--no-cache", "-o", whole, "testdata/runs"); code != 0 {
+		t.Fatal("whole run failed")
+	}
+	tests := []struct {
+		name  string
+		files []string
+		msg   string
+	}{
+		{"missing shard", three[:2], "shard 3/3 is missing"},
+		{"shard twice", []string{three[0], three[0], three[1], three[2]}, "given twice"},
+		{"not a shard", []string{whole}, "not a shard report"},
+		{"other job", []string{three[0], otherSeed[1], three[2]}, "not shards of one job"},
+		{"no such file", []string{"testdata/none.yaml"}, "none.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), append([]string{"merge"}, tt.files...), &out, &errb)
+			if code := exitCode(err); code != 2 || out.Len() != 0 {
+				t.Fatalf("exit %d stdout %d bytes, want exit 2 and no output; err %v", code, out.Len(), err)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %q does not say %q", err, tt.msg)
+			}
+		})
+	}
+	if _, _, code := runCLI(t, "merge"); code != 2 {
+		t.Errorf("merge without files: exit %d, want 2", code)
+	}
+}
+
+func TestShardFlagIsValidated(t *testing.T) {
+	for _, bad := range []string{"0/3", "4/3", "1/0", "x/2", "2", "1/2/3"} {
+		if _, _, code := runCLI(t, "run", "--shard", bad, "testdata/runs"); code != 2 {
+			t.Errorf("--shard %s: exit %d, want 2", bad, code)
+		}
+	}
+}
