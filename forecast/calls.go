@@ -450,13 +450,26 @@ func eachLine(ctx context.Context, r io.Reader, fn func(line []byte, n int) erro
 // numbers keep their literal text.
 type rawFields map[string]json.RawMessage
 
+// decodeObject splits one JSON object into its members without decoding
+// the values (eachMember, shared with the forecast reader); a repeated key
+// keeps its last value, as with encoding/json.
 func decodeObject(line []byte) (rawFields, error) {
-	var raw rawFields
-	if err := json.Unmarshal(line, &raw); err != nil {
+	line = bytes.TrimSpace(line)
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v) // for the syntax error's message
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
-	if raw == nil {
-		return nil, errors.New("not a JSON object: null")
+	if line[0] != '{' {
+		return nil, fmt.Errorf("not a JSON object: %s", excerpt(line))
+	}
+	raw := make(rawFields, 16)
+	err := eachMember(line, func(key []byte, v jsonValue) error {
+		raw[string(key)] = v.raw
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
 	return raw, nil
 }
