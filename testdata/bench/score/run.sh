@@ -18,7 +18,9 @@ measure() { # name, command...
 	/usr/bin/time -v "$@" 2> "$DIR/$name.time" > /dev/null
 	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$DIR/$name.time")
 	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$DIR/$name.time")
-	echo "$name: wall $wall, peak RSS $((rss / 1024)) MiB"
+	usr=$(sed -n 's/.*User time (seconds): //p' "$DIR/$name.time")
+	sys=$(sed -n 's/.*System time (seconds): //p' "$DIR/$name.time")
+	echo "$name: wall $wall, cpu ${usr}s user + ${sys}s sys, peak RSS $((rss / 1024)) MiB"
 }
 measure evalcal "$DIR/evalcal" score --format json -o "$DIR/evalcal.json" "$IN"
 measure python /usr/bin/python3 testdata/bench/score/score_ref.py "$IN" "$DIR/python.json"
@@ -30,7 +32,8 @@ def get(name):
     w = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", t).group(1).split(":")
     s = sum(float(x) * 60 ** i for i, x in enumerate(reversed(w)))
     r = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-    return s, r
-(gs, gr), (ps, pr) = get("evalcal"), get("python")
-print(f"ratio: evalcal is {ps / gs:.1f}x faster end to end and uses {pr / gr:.1f}x less peak memory")
+    c = sum(float(re.search(p + r" time \(seconds\): (\S+)", t).group(1)) for p in ("User", "System"))
+    return s, r, c
+(gs, gr, gc), (ps, pr, pc) = get("evalcal"), get("python")
+print(f"ratio: evalcal is {ps / gs:.1f}x faster end to end (wall), {pc / gc:.1f}x by CPU time, and uses {pr / gr:.1f}x less peak memory")
 PY
