@@ -290,7 +290,7 @@ func TestSchemaRejectsBrokenReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, edit := range map[string]func(m map[string]any){
-		"percent above 100": func(m map[string]any) { m["agreement_rate"].(map[string]any)["percent"] = 140 },
+		"percent above 100":  func(m map[string]any) { m["agreement_rate"].(map[string]any)["percent"] = 140 },
 		"unknown confidence": func(m map[string]any) { m["confidence"] = "certain" },
 		"unknown key":        func(m map[string]any) { m["agreement"] = 1 },
 		"missing key":        func(m map[string]any) { delete(m, "kappa") },
