@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+
+	"github.com/evalcal/evalcal/forecast"
 )
 
 // HTML renders the calibration report as one self-contained HTML file:
@@ -98,3 +100,17 @@ func writeHTML(p page) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// ScoreHTML renders an evalcal score document as one self-contained HTML
+// file: the Markdown's tables plus a reliability diagram per group (its
+// binned table, Wilson 95% bars, nothing drawn for an empty bin).
+func ScoreHTML(doc *forecast.ScoreReport) ([]byte, error) {
+	if doc == nil {
+		return nil, fmt.Errorf("report: score html: nil document")
+	}
+	return writeHTML(scorePage(doc, true))
+}
+
+// CallsHTML renders a calls document as one self-contained HTML file with
+// the tables of CallsMarkdown.
+func CallsHTML(v CallsView) ([]byte, error) { return writeHTML(callsPage(v)) }

@@ -5,11 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/report"
 )
 
-// renderFormats are the formats evalcal render writes.
+// renderFormats are the formats evalcal render writes a calibration
+// report in.
 var renderFormats = map[string]func(*report.Report) ([]byte, error){
 	"markdown": report.Markdown,
 	"md":       report.Markdown,
@@ -18,42 +23,96 @@ var renderFormats = map[string]func(*report.Report) ([]byte, error){
 	"yaml":     (*report.Report).YAML,
 }
 
-// cmdRender is evalcal render REPORT --format markdown|html|json|yaml
-// [-o FILE]: it reads a saved calibration report (YAML or JSON) and writes
-// it in another format, computing nothing. A report with a newer
-// schema_version than this evalcal knows is refused (exit 2).
+// cmdRender is evalcal render DOC --format markdown|html|json|yaml
+// [-o FILE]: it reads a saved calibration report, score document or calls
+// document (YAML or JSON) and writes it in another format, computing
+// nothing. A document with a newer schema_version than this evalcal knows
+// is refused (exit 2).
 func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("render", stderr)
 	format := fs.String("format", "markdown", "output format: markdown, html, json or yaml")
 	out := fs.String("o", "", "write to `file` (atomically) instead of stdout")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: evalcal render REPORT.yaml [--format markdown|html|json|yaml] [-o FILE]")
+		fmt.Fprintln(stderr, "REPORT is the output of evalcal run, score or calls, as YAML or JSON.")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	render, ok := renderFormats[*format]
-	switch {
-	case !ok:
+	if _, ok := renderFormats[*format]; !ok {
 		return usageErrorf("render: -format must be markdown, html, json or yaml, got %q", *format)
-	case len(paths) != 1:
+	}
+	if len(paths) != 1 {
 		return usageErrorf("render: want exactly one report file, got %d", len(paths))
 	}
-	r, err := report.ReadReport(paths[0])
+	data, err := os.ReadFile(paths[0])
 	if err != nil {
-		// A newer schema_version (report.ErrNewerSchema) is bad input too.
 		return inputError(fmt.Errorf("render: %w", err))
 	}
-	data, err := render(r)
+	out1, err := renderDocument(data, *format)
 	if err != nil {
-		return fmt.Errorf("render: %w", err)
+		// A newer schema_version (report.ErrNewerSchema) is bad input too.
+		return inputError(fmt.Errorf("render: %s: %w", paths[0], err))
 	}
-	if err := writeDocument(stdout, *out, data); err != nil {
+	if err := writeDocument(stdout, *out, out1); err != nil {
 		return fmt.Errorf("render: write %s: %w", *out, err)
 	}
 	return nil
+}
+
+// renderDocument tells the document's kind by its keys (agreement_rate:
+// calibration report; groups and options: score; groups and as_of:
+// calls) and renders it.
+func renderDocument(data []byte, format string) ([]byte, error) {
+	var keys map[string]any
+	if err := yaml.Unmarshal(data, &keys); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	_, isRun := keys["agreement_rate"]
+	_, hasGroups := keys["groups"]
+	_, hasOptions := keys["options"]
+	_, hasAsOf := keys["as_of"]
+	switch {
+	case isRun || !hasGroups:
+		r, err := report.ParseReport(data)
+		if err != nil {
+			return nil, err
+		}
+		return renderFormats[format](r)
+	case hasOptions:
+		var doc forecast.ScoreReport
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("decode score document: %w", err)
+		}
+		if doc.SchemaVersion > forecast.ScoreSchemaVersion {
+			return nil, fmt.Errorf("%w: score document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
+				report.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
+		}
+		switch format {
+		case "markdown", "md":
+			return report.ScoreMarkdown(&doc)
+		case "html":
+			return report.ScoreHTML(&doc)
+		}
+		return encodeForecastDocument(doc, format)
+	case hasAsOf:
+		var doc callsDocument
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("decode calls document: %w", err)
+		}
+		v := report.CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
+			Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings}
+		switch format {
+		case "markdown", "md":
+			return report.CallsMarkdown(v)
+		case "html":
+			return report.CallsHTML(v)
+		}
+		return encodeForecastDocument(doc, format)
+	}
+	return nil, fmt.Errorf("%w: neither a calibration report nor a score or calls document", report.ErrNotReport)
 }
 
 // parseInterspersed parses flags that may come before or after the

@@ -94,3 +94,37 @@ func TestRenderUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// render tells score and calls documents from calibration reports and
+// renders them with the same goldens as package report.
+func TestRenderScoreAndCallsDocuments(t *testing.T) {
+	for _, c := range []struct{ in, format, golden string }{
+		{"../../testdata/score/worked.golden", "markdown", "testdata/render/score.md"},
+		{"../../testdata/score/worked.golden", "html", "testdata/render/score.html"},
+		{"../../testdata/calls/example.golden.yaml", "markdown", "testdata/render/calls.md"},
+		{"../../testdata/calls/example.golden.yaml", "html", "testdata/render/calls.html"},
+	} {
+		out, errOut, code := runCLI(t, "render", c.in, "--format", c.format)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", c.in, code, errOut)
+		}
+		checkGolden(t, c.golden, []byte(out))
+	}
+}
+
+func TestRenderScoreDocumentAsJSONKeepsItsKeys(t *testing.T) {
+	out, errOut, code := runCLI(t, "render", "../../testdata/score/worked.golden", "--format", "json")
+	if code != exitOK || !strings.Contains(out, `"groups": [`) || !strings.Contains(out, `"schema_version": 1`) {
+		t.Fatalf("exit %d: %s %.200s", code, errOut, out)
+	}
+}
+
+func TestRenderRefusesNewerScoreSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "score.yaml")
+	if err := os.WriteFile(path, []byte("schema_version: 9\noptions: {by: agent}\ngroups: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := runCLI(t, "render", path); code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+}
