@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -495,20 +496,39 @@ func labelGroup(out *ScoredGroup, p []float64, y []int, b float64, bss statistic
 	if !bss.Defined() {
 		out.BSSCIReason = bss.Reason
 	} else {
-		sq := make([]float64, n)
+		// BSS against the frozen rate depends on the forecasts only through
+		// their squared errors, so the bootstrap resamples the counts of
+		// each distinct squared error (statistician.BootstrapCounts: the
+		// same distribution as resampling forecasts, at O(distinct values)
+		// per resample; stated confidences take few distinct values).
+		cellOf := map[float64]int{}
+		var sq []float64
 		for i := range p {
 			d := p[i] - float64(y[i])
-			sq[i] = d * d
+			if _, ok := cellOf[d*d]; !ok {
+				cellOf[d*d] = 0
+				sq = append(sq, d*d)
+			}
+		}
+		slices.Sort(sq)
+		for j, v := range sq {
+			cellOf[v] = j
+		}
+		counts := make([]int, len(sq))
+		for i := range p {
+			d := p[i] - float64(y[i])
+			counts[cellOf[d*d]]++
 		}
 		ref := b * (1 - b)
-		stat := func(idx []int) (float64, bool) {
-			s := 0.0
-			for _, i := range idx {
-				s += sq[i]
+		stat := func(c []int) (float64, bool) {
+			s, m := 0.0, 0
+			for j, x := range c {
+				s += float64(x) * sq[j]
+				m += x
 			}
-			return 1 - s/float64(len(idx))/ref, true
+			return 1 - s/float64(m)/ref, true
 		}
-		res, err := statistician.Bootstrap(n, stat, statistician.BootstrapOptions{Resamples: opts.Resamples, Seed: opts.Seed})
+		res, err := statistician.BootstrapCounts(counts, stat, statistician.BootstrapOptions{Resamples: opts.Resamples, Seed: opts.Seed})
 		if err != nil {
 			return err
 		}

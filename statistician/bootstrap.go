@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat/distuv"
 	"slices"
 )
 
@@ -105,15 +107,106 @@ func Bootstrap(n int, stat func(idx []int) (float64, bool), opts BootstrapOption
 			values = append(values, v)
 		}
 	}
+	return percentileInterval(res, values, opts), nil
+}
+
+// percentileInterval fills res from the defined resampled values: the
+// type 7 percentile interval at opts.Level, or a Reason with fewer than 2.
+func percentileInterval(res BootstrapResult, values []float64, opts BootstrapOptions) BootstrapResult {
 	res.Resamples = len(values)
 	if len(values) < 2 {
 		res.Reason = fmt.Sprintf("insufficient data: the statistic was defined on %d of %d resamples, need at least 2", len(values), opts.Resamples)
-		return res, nil
+		return res
 	}
 	slices.Sort(values)
 	alpha := 1 - opts.Level
 	res.CI = Interval{Lower: quantileType7(values, alpha/2), Upper: quantileType7(values, 1-alpha/2)}
-	return res, nil
+	return res
+}
+
+// BootstrapCounts is Bootstrap for items that fall into cells: counts[j]
+// items share cell j (for forecasts, one distinct (forecast, outcome)
+// pair), and stat depends on the items only through how many of each cell
+// a resample holds. A resample of n = sum(counts) items drawn uniformly
+// with replacement holds cell counts
+//
+//	(X_1, ..., X_k) ~ Multinomial(n; counts[1]/n, ..., counts[k]/n)
+//
+// so drawing the counts directly gives exactly the distribution of the
+// index bootstrap, at O(k) binomial draws per resample instead of O(n)
+// index draws. The multinomial is drawn as sequential binomials,
+//
+//	X_j ~ Binomial(n - X_1 - ... - X_{j-1}, counts[j] / (counts[j] + ... + counts[k]))
+//
+// with the conditional probabilities as exact integer ratios, from gonum's
+// binomial sampler on a PCG source seeded with opts.Seed. stat receives
+// the resampled counts (a slice reused between calls) and, for the
+// estimate, counts itself. The interval is the type 7 percentile interval
+// of Bootstrap. Clusters must be nil: a cluster bootstrap resamples
+// clusters, not cells.
+//
+// It returns an error when counts is empty, a count is negative, all are
+// zero, stat is nil, or the options are invalid as for Bootstrap.
+func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
+	n := 0
+	for j, c := range counts {
+		if c < 0 {
+			return BootstrapResult{}, fmt.Errorf("statistician: bootstrap cell %d has negative count %d", j, c)
+		}
+		n += c
+	}
+	switch {
+	case len(counts) == 0 || n == 0:
+		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs at least 1 item, got %d", n)
+	case stat == nil:
+		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs a statistic, got nil")
+	case opts.Clusters != nil:
+		return BootstrapResult{}, fmt.Errorf("statistician: a cell-count bootstrap cannot resample clusters")
+	case opts.Resamples < 0 || opts.Resamples > MaxBootstrapResamples:
+		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap resamples %d outside [0, %d]", opts.Resamples, MaxBootstrapResamples)
+	}
+	if opts.Resamples == 0 {
+		opts.Resamples = 1000
+	}
+	if opts.Level == 0 {
+		opts.Level = 0.95
+	}
+	if !(opts.Level > 0 && opts.Level < 1) {
+		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap confidence level %v must be in (0, 1)", opts.Level)
+	}
+	var res BootstrapResult
+	est, ok := stat(counts)
+	if !ok || math.IsNaN(est) || math.IsInf(est, 0) {
+		res.Reason = "undefined: the statistic is not defined on the original sample"
+		return res, nil
+	}
+	res.Estimate = est
+
+	bin := distuv.Binomial{Src: rand.NewPCG(opts.Seed, opts.Seed)}
+	drawn := make([]int, len(counts))
+	values := make([]float64, 0, opts.Resamples)
+	for b := 0; b < opts.Resamples; b++ {
+		left, mass := n, n
+		for j, c := range counts {
+			x := 0
+			switch {
+			case left == 0 || c == 0:
+			case c == mass:
+				x = left
+			default:
+				bin.N, bin.P = float64(left), float64(c)/float64(mass)
+				x = int(bin.Rand())
+			}
+			drawn[j] = x
+			left -= x
+			mass -= c
+		}
+		v, ok := stat(drawn)
+		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			values = append(values, v)
+		}
+	}
+	return percentileInterval(res, values, opts), nil
 }
 
 // drawItems returns a function that appends n indices drawn uniformly with
