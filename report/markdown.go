@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -709,4 +710,56 @@ func callsPage(v CallsView) page {
 		{Heading: "Inputs", Blocks: []block{{Items: []string{"calls: " + v.Calls, "prices: " + v.Prices, "as of: " + v.AsOf}}}},
 	}
 	return p
+}
+
+// trendSection lays out a Trend: each figure before and now, the
+// difference with its 95% interval and whether it is distinguishable from
+// noise, then the runs present on one side only.
+func trendSection(t Trend) section {
+	s := section{Heading: "Trend against the baseline"}
+	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("Baseline: %s, %d runs, content %s.", t.Baseline.GeneratedBy, t.Baseline.SampleSize, t.Baseline.ContentHash)})
+	tb := table{Header: []string{"figure", "before", "now", "difference", "95% interval", "distinguishable", "method"}}
+	for _, c := range []struct {
+		name string
+		ch   Change
+		d    int
+	}{
+		{"agreement (points)", t.Agreement, 1}, {"kappa linear", t.KappaLinear, 3},
+		{"mean delta runtime_fidelity", t.MeanDelta.RuntimeFidelity, 2}, {"mean delta task_effectiveness", t.MeanDelta.TaskEffectiveness, 2},
+		{"correlation runtime_fidelity", t.Correlation.RuntimeFidelity, 3}, {"correlation task_effectiveness", t.Correlation.TaskEffectiveness, 3},
+		{"Brier (light as forecast)", t.Brier, 4}, {"calibration (light as forecast)", t.Calibration, 1},
+	} {
+		ci, dist := c.ch.Reason, "no"
+		if c.ch.CI95 != nil {
+			ci = interval(*c.ch.CI95, c.d, "")
+		}
+		if c.ch.Distinguishable {
+			dist = "yes"
+		}
+		tb.Rows = append(tb.Rows, []string{c.name, optNum(c.ch.Before, c.d, ""), optNum(c.ch.Now, c.d, ""), optNum(c.ch.Difference, c.d, ""), ci, dist, c.ch.Method})
+	}
+	s.Blocks = append(s.Blocks, block{Table: &tb}, block{Items: []string{
+		"runs only now: " + listOrNone(t.RunsOnlyNow),
+		"runs only before: " + listOrNone(t.RunsOnlyBefore),
+	}})
+	return s
+}
+
+// gatesSection lays out gate results: one row per gate and value.
+func gatesSection(rs []gates.Result) section {
+	s := section{Heading: "Gates"}
+	if len(rs) == 0 {
+		s.Blocks = append(s.Blocks, block{Text: "No gates were requested."})
+		return s
+	}
+	t := table{Header: []string{"gate", "field", "value", "result", "message"}}
+	for _, r := range rs {
+		v := r.Text
+		if r.Value != nil {
+			v = strconv.FormatFloat(*r.Value, 'g', 6, 64)
+		}
+		t.Rows = append(t.Rows, []string{r.Expr, r.Field, v, map[bool]string{true: "pass", false: "FAIL"}[r.Pass], r.Message})
+	}
+	s.Blocks = append(s.Blocks, block{Table: &t})
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -195,5 +196,28 @@ func TestReadReportRefusesDocumentsThatAreNotReports(t *testing.T) {
 	}
 	if _, err := ReadReport(filepath.Join(t.TempDir(), "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestTrendAndGateSectionsShowEveryFigure(t *testing.T) {
+	tr := CompareReports(buildReport(fixtureRuns[:8]), buildReport(fixtureRuns))
+	gs, err := gates.Parse([]string{"agreement.lower >= 80", "confidence >= low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(writeMarkdown(page{Title: "t", Verdict: "v", Sections: []section{
+		trendSection(tr), gatesSection(gates.Check(gs, buildReport(fixtureRuns))),
+	}}))
+	for _, want := range []string{
+		"| agreement (points) | 62.5 | 71.4 | 8.9 | [-26.4, 45.0] | no |",
+		"| calibration (light as forecast) |",
+		"runs only now: 20250101-100000-bbb005, 20250101-100000-ccc001",
+		"runs only before: none",
+		"| agreement.lower &gt;= 80 | agreement_rate.wilson95.lower | 45.3509 | FAIL |",
+		"| confidence &gt;= low | confidence | low | pass |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
 	}
 }
