@@ -11,10 +11,11 @@ import (
 	"github.com/evalcal/evalcal/forecast"
 )
 
-// scoreDoc is the score command's golden output on the worked example.
+// scoreDoc reads a copy of the score command's golden output on the worked
+// example (testdata/score/worked.golden), kept so these goldens are stable.
 func scoreDoc(t *testing.T) *forecast.ScoreReport {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/score/worked.golden")
+	b, err := os.ReadFile("../testdata/render/score.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +26,11 @@ func scoreDoc(t *testing.T) *forecast.ScoreReport {
 	return &doc
 }
 
-// callsView is the calls command's golden output on its example.
+// callsView reads a copy of the calls command's golden output on its
+// example (testdata/calls/example.golden.yaml).
 func callsView(t *testing.T) CallsView {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/calls/example.golden.yaml")
+	b, err := os.ReadFile("../testdata/render/calls.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,10 +99,10 @@ func TestRenderUsageErrors(t *testing.T) {
 // renders them with the same goldens as package report.
 func TestRenderScoreAndCallsDocuments(t *testing.T) {
 	for _, c := range []struct{ in, format, golden string }{
-		{"../../testdata/score/worked.golden", "markdown", "testdata/render/score.md"},
-		{"../../testdata/score/worked.golden", "html", "testdata/render/score.html"},
-		{"../../testdata/calls/example.golden.yaml", "markdown", "testdata/render/calls.md"},
-		{"../../testdata/calls/example.golden.yaml", "html", "testdata/render/calls.html"},
+		{"../../testdata/render/score.yaml", "markdown", "testdata/render/score.md"},
+		{"../../testdata/render/score.yaml", "html", "testdata/render/score.html"},
+		{"../../testdata/render/calls.yaml", "markdown", "testdata/render/calls.md"},
+		{"../../testdata/render/calls.yaml", "html", "testdata/render/calls.html"},
 	} {
 		out, errOut, code := runCLI(t, "render", c.in, "--format", c.format)
 		if code != exitOK {
@@ -113,7 +113,7 @@ func TestRenderScoreAndCallsDocuments(t *testing.T) {
 }
 
 func TestRenderScoreDocumentAsJSONKeepsItsKeys(t *testing.T) {
-	out, errOut, code := runCLI(t, "render", "../../testdata/score/worked.golden", "--format", "json")
+	out, errOut, code := runCLI(t, "render", "../../testdata/render/score.yaml", "--format", "json")
 	if code != exitOK || !strings.Contains(out, `"groups": [`) || !strings.Contains(out, `"schema_version": 1`) {
 		t.Fatalf("exit %d: %s %.200s", code, errOut, out)
 	}
