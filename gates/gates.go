@@ -650,3 +650,26 @@ func skeleton(t reflect.Type, depth int) any {
 	}
 	return nil
 }
+
+// UnmetError lists the gates that did not pass; its message has one line
+// per failed result, fit for stderr.
+type UnmetError struct {
+	Failed []Result
+}
+
+func (e *UnmetError) Error() string {
+	lines := make([]string, len(e.Failed))
+	for i, r := range e.Failed {
+		lines[i] = "gate not met: " + r.Message
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unmet returns nil when every result passed, else an *UnmetError with
+// the failed results in order.
+func Unmet(rs []Result) error {
+	if f := Failed(rs); len(f) > 0 {
+		return &UnmetError{Failed: f}
+	}
+	return nil
+}

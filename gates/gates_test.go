@@ -242,3 +242,33 @@ func FuzzParse(f *testing.F) {
 		_ = gates.Check(gs, report.Report{})
 	})
 }
+
+// Trend fields are gated like any other once the report carries a trend:
+// trend.agreement is interval-valued (difference with ci95).
+func TestTrendFieldsAreGated(t *testing.T) {
+	type withTrend struct {
+		report.Report
+		Trend report.Trend `json:"trend"`
+	}
+	r := synthetic(t)
+	doc := withTrend{Report: *r, Trend: report.CompareReports(r, r)}
+	gs, err := gates.Parse([]string{"trend.agreement.lower > -5", "trend.agreement > -5", "trend.agreement.point == 0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gates.Validate(gs, withTrend{}); err != nil {
+		t.Fatal(err)
+	}
+	got := gates.Check(gs, doc)
+	// The same report against itself: difference 0; Newcombe's interval
+	// for 10/14 - 10/14 is about [-31, 31] points, so the lower bound fails.
+	if got[0].Pass || got[0].Field != "trend.agreement.ci95.lower" || got[1].Pass || got[1].Bound != "lower" || !got[2].Pass {
+		t.Errorf("%+v", got)
+	}
+	if err := gates.Unmet(got); err == nil || strings.Count(err.Error(), "\n") != 1 || !strings.Contains(err.Error(), "trend.agreement.lower > -5") {
+		t.Errorf("Unmet: %v", err)
+	}
+	if err := gates.Unmet(got[2:]); err != nil {
+		t.Errorf("Unmet of passing results: %v", err)
+	}
+}
