@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/evalcal
 PKGS    := ./...
 
-.PHONY: all build test test-short vet fmt-check demo bench fuzz reference clean
+.PHONY: all build test test-short vet fmt-check demo bench bench-python fuzz clean
 
 all: build
 
@@ -31,8 +31,22 @@ demo: build
 	./$(BIN) run --seed 1 --cache out/cache -o out/demo-report.yaml testdata/runs
 	@echo "report: $(CURDIR)/out/demo-report.yaml"
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+# bench: every benchmark 5 times, summarised by benchstat (installed into
+# bin/ from the module proxy when missing). BENCH narrows the set.
+BENCH ?= .
+BENCHSTAT := bin/benchstat
+$(BENCHSTAT):
+	GOBIN=$(CURDIR)/bin $(GO) install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+
+bench: $(BENCHSTAT)
+	@mkdir -p out
+	$(GO) test -short -run '^$$' -bench '$(BENCH)' -benchmem -count 5 $(PKGS) | tee out/bench.txt
+	$(BENCHSTAT) out/bench.txt
+
+# bench-python: evalcal score against the Python reference (numpy +
+# scikit-learn, Debian's python3) on the same 1.5M-line JSONL file.
+bench-python:
+	sh testdata/bench/score/run.sh
 
 # fuzz: a short campaign on every parser's fuzz target.
 FUZZTIME ?= 30s
