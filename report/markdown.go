@@ -206,7 +206,7 @@ func calibrationPage(r *Report, plots bool) page {
 		fs.Blocks = append(fs.Blocks, block{Figure: drawFigure("reliability diagram of light's score as a forecast of a deep pass, with Wilson 95% bars per bin", func() ([]byte, error) { return reliabilitySVG(r.Forecast.Reliability.Table) })})
 	}
 	p.Sections = append(p.Sections, fs,
-		disagreementSection(r),
+		disagreementSection(r, !plots),
 		recommendationSection(r),
 		failureSection(r),
 		warningSection(r.Warnings),
@@ -392,14 +392,22 @@ func reliabilityTable(b statistician.BinnedMurphy, hits bool) *table {
 	return t
 }
 
-func disagreementSection(r *Report) section {
+// MarkdownDisagreementRows caps the disagreements table of the Markdown
+// summary, which must fit a pull-request comment (65,536 characters on
+// GitHub); the HTML report and the YAML list them all.
+const MarkdownDisagreementRows = 50
+
+func disagreementSection(r *Report, capped bool) section {
 	s := section{Heading: "Disagreements"}
 	if len(r.Disagreements) == 0 {
 		s.Blocks = append(s.Blocks, block{Text: "None: light and deep agree on every run."})
 		return s
 	}
 	t := table{Header: []string{"run", "system", "type", "light", "deep", "light RF/TE", "deep RF/TE", "deep only", "light only", "both"}}
-	for _, c := range r.Disagreements {
+	for i, c := range r.Disagreements {
+		if capped && i == MarkdownDisagreementRows {
+			break
+		}
 		typ := ""
 		if c.DisagreementType != nil {
 			typ = string(*c.DisagreementType)
@@ -410,6 +418,9 @@ func disagreementSection(r *Report) section {
 			strings.Join(c.FlagOverlap.DeepOnly, ", "), strings.Join(c.FlagOverlap.LightOnly, ", "), strings.Join(c.FlagOverlap.Both, ", ")})
 	}
 	s.Blocks = append(s.Blocks, block{Table: &t})
+	if n := len(r.Disagreements) - len(t.Rows); n > 0 {
+		s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("%d more disagreements are listed in the YAML and HTML reports.", n)})
+	}
 	return s
 }
 

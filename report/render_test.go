@@ -221,3 +221,28 @@ func TestTrendAndGateSectionsShowEveryFigure(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownCapsTheDisagreementsTableForPRComments(t *testing.T) {
+	r := buildReport(generatedRuns(200, 20, 30, "run"))
+	if len(r.Disagreements) != 180 {
+		t.Fatalf("%d disagreements, want 180", len(r.Disagreements))
+	}
+	b, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	if n := strings.Count(md, "| verdict_split | pass |"); n != MarkdownDisagreementRows {
+		t.Errorf("%d rows, want %d", n, MarkdownDisagreementRows)
+	}
+	if !strings.Contains(md, "130 more disagreements") || len(md) > 65536 {
+		t.Errorf("no note of the rest, or %d characters", len(md))
+	}
+	h, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(h), "<td>verdict_split</td><td>pass</td>"); n != 180 {
+		t.Errorf("html lists %d disagreements, want 180", n)
+	}
+}
