@@ -31,7 +31,22 @@ var (
 	pointColor    = color.RGBA{R: 0x1f, G: 0x5f, B: 0xa8, A: 0xff}
 	identityColor = color.RGBA{R: 0x88, G: 0x88, B: 0x88, A: 0xff}
 	biasColor     = color.RGBA{R: 0xc0, G: 0x39, B: 0x2b, A: 0xff}
+	// runColor fills run points translucently, so that runs at the same
+	// place darken the point instead of hiding each other.
+	runColor = color.NRGBA{R: 0x1f, G: 0x5f, B: 0xa8, A: 0x60}
 )
+
+// runPoints is a scatter of runs: translucent filled circles.
+func runPoints(xys plotter.XYs) (*plotter.Scatter, error) {
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle.Color = runColor
+	sc.GlyphStyle.Shape = draw.CircleGlyph{}
+	sc.GlyphStyle.Radius = vg.Points(3)
+	return sc, nil
+}
 
 // svgOf draws p on an SVG canvas and returns the <svg> element without
 // the XML prolog, ready to inline in HTML.
@@ -63,7 +78,7 @@ func scoreOf(c comparator.Comparison, name string) (light, deep float64) {
 // higher than deep.
 func scatterSVG(cs []comparator.Comparison, name string) ([]byte, error) {
 	p := plot.New()
-	p.Title.Text = "light vs deep: " + name
+	p.Title.Text = fmt.Sprintf("light vs deep: %s (%d runs)", name, len(cs))
 	p.X.Label.Text = "light " + name
 	p.Y.Label.Text = "deep " + name
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 100, 0, 100
@@ -79,12 +94,10 @@ func scatterSVG(cs []comparator.Comparison, name string) ([]byte, error) {
 		for i, c := range cs {
 			xys[i].X, xys[i].Y = scoreOf(c, name)
 		}
-		sc, err := plotter.NewScatter(xys)
+		sc, err := runPoints(xys)
 		if err != nil {
 			return nil, fmt.Errorf("report: scatter %s: %w", name, err)
 		}
-		sc.GlyphStyle.Color = pointColor
-		sc.GlyphStyle.Radius = vg.Points(2.5)
 		p.Add(sc)
 	}
 	return svgOf(p)
@@ -96,7 +109,7 @@ func scatterSVG(cs []comparator.Comparison, name string) ([]byte, error) {
 // points are drawn.
 func blandAltmanSVG(cs []comparator.Comparison, name string, ba statistician.BlandAltmanResult) ([]byte, error) {
 	p := plot.New()
-	p.Title.Text = "Bland-Altman: " + name
+	p.Title.Text = fmt.Sprintf("Bland-Altman: %s (%d runs)", name, len(cs))
 	p.X.Label.Text = "mean of light and deep"
 	p.Y.Label.Text = "deep - light"
 	p.X.Min, p.X.Max = 0, 100
@@ -130,12 +143,10 @@ func blandAltmanSVG(cs []comparator.Comparison, name string, ba statistician.Bla
 	pad := math.Max(5, (hi-lo)*0.1)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	if len(xys) > 0 {
-		sc, err := plotter.NewScatter(xys)
+		sc, err := runPoints(xys)
 		if err != nil {
 			return nil, fmt.Errorf("report: bland-altman %s: %w", name, err)
 		}
-		sc.GlyphStyle.Color = pointColor
-		sc.GlyphStyle.Radius = vg.Points(2.5)
 		p.Add(sc)
 	}
 	return svgOf(p)
