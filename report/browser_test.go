@@ -112,3 +112,17 @@ func TestBrowserCheckCatchesConsoleErrors(t *testing.T) {
 		t.Errorf("console error not caught: %q", console)
 	}
 }
+
+func TestScoreHTMLRendersInChromiumWithoutConsoleErrors(t *testing.T) {
+	page, err := ScoreHTML(scoreDoc(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, shot := screenshot(t, page, 1280, 3000)
+	if len(console) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+	}
+	if n := countColor(t, shot, 0x1f, 0x5f, 0xa8, 8); n < 500 {
+		t.Errorf("only %d pixels of the chart colour: diagrams not drawn?", n)
+	}
+}
