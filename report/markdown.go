@@ -178,6 +178,12 @@ func mdCell(s string) string {
 func calibrationPage(r *Report, plots bool) page {
 	p := page{Title: "evalcal calibration report", Verdict: verdictLine(r)}
 	p.Sections = append(p.Sections, summarySection(r))
+	if r.Gates != nil {
+		p.Sections = append(p.Sections, gatesSection(r.Gates))
+	}
+	if r.Trend != nil {
+		p.Sections = append(p.Sections, trendSection(*r.Trend))
+	}
 	for _, sc := range []struct {
 		name string
 		corr aggregate.Correlation

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician/aggregate"
@@ -44,6 +45,12 @@ type Report struct {
 	Partial         bool                     `yaml:"partial" json:"partial"`
 	Recommendations []advisor.Recommendation `yaml:"recommendations" json:"recommendations"`
 	Warnings        []string                 `yaml:"warnings" json:"warnings"`
+	// Trend compares this report with a baseline report (run --baseline);
+	// absent without one.
+	Trend *Trend `yaml:"trend,omitempty" json:"trend,omitempty"`
+	// Gates records each requested gate (--require) and its outcome;
+	// absent when none was requested.
+	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
 
 // Inputs says what the report was computed from, so that it can be

@@ -19,7 +19,10 @@ import (
 func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
 	out := fs.String("o", "", "write the merged report to `file` (atomically) instead of stdout")
-	format := fs.String("format", "yaml", "report format: yaml or json")
+	format := fs.String("format", "yaml", "report format: yaml, json, markdown or html")
+	var requires stringList
+	fs.Var(&requires, "require", "gate `EXPR` on the merged report (repeatable); an unmet gate exits 3")
+	baselinePath := fs.String("baseline", "", "previous report `FILE` to compare the merged report with")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: evalcal merge [flags] SHARD_REPORT...   (every shard i/n of one run --shard job)")
 		fs.PrintDefaults()
@@ -27,8 +30,18 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *format != "yaml" && *format != "json" {
-		return usageErrorf("merge: -format must be yaml or json, got %q", *format)
+	if !validReportFormat(*format) {
+		return usageErrorf("merge: -format must be yaml, json, markdown or html, got %q", *format)
+	}
+	gs, err := parseGates(requires, report.Report{})
+	if err != nil {
+		return err
+	}
+	var baseline *report.Report
+	if *baselinePath != "" {
+		if baseline, err = report.ReadReport(*baselinePath); err != nil {
+			return inputError(fmt.Errorf("merge: -baseline: %w", err))
+		}
 	}
 	if fs.NArg() == 0 {
 		return usageErrorf("merge: no shard report given")
@@ -45,22 +58,8 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return inputError(err)
 	}
-	var data []byte
-	if *format == "json" {
-		data, err = merged.JSON()
-	} else {
-		data, err = merged.YAML()
-	}
-	if err != nil {
-		return err
-	}
-	if err := writeDocument(stdout, *out, data); err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
-	fmt.Fprintf(stderr, "evalcal: merged %d shards: %d runs, agreement %.1f%% [%.1f, %.1f], confidence %s\n",
-		len(shards), merged.SampleSize, merged.AgreementRate.Percent, merged.AgreementRate.Wilson95.Lower,
-		merged.AgreementRate.Wilson95.Upper, merged.Confidence)
-	return nil
+	fmt.Fprintf(stderr, "evalcal: merged %d shards\n", len(shards))
+	return finishReport(merged, baseline, gs, *format, *out, stdout, stderr, func() error { return nil })
 }
 
 // mergeShards checks that the reports are the shards 1..n of one job

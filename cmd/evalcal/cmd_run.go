@@ -17,6 +17,7 @@ import (
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/programs/builtin"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/programs/saved"
@@ -42,6 +43,8 @@ type runFlags struct {
 	format           string
 	bins             int
 	shard            string
+	requires         stringList
+	baseline         string
 	shardIndex       int // 1-based
 	shardCount       int
 	paths            []string
@@ -68,7 +71,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.cacheDir, "cache", "", "inspection cache `dir` (default: the user cache dir's evalcal/inspections)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the inspection cache")
 	fs.StringVar(&f.out, "o", "", "write the report to `file` (atomically) instead of stdout")
-	fs.StringVar(&f.format, "format", "yaml", "report format: yaml or json")
+	fs.StringVar(&f.format, "format", "yaml", "report format: yaml, json, markdown or html")
+	fs.Var(&f.requires, "require", "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
+	fs.StringVar(&f.baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
 	fs.IntVar(&f.bins, "bins", 10, "bins of the light-score reliability table")
 	fs.StringVar(&f.shard, "shard", "", "inspect only shard `i/n` of the sample (1 <= i <= n); combine the shard reports with evalcal merge")
 	fs.Usage = func() {
@@ -82,6 +87,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f.paths = fs.Args()
 	if err := f.check(); err != nil {
 		return err
+	}
+
+	gs, err := parseGates(f.requires, report.Report{})
+	if err != nil {
+		return err
+	}
+	var baseline *report.Report
+	if f.baseline != "" {
+		if baseline, err = report.ReadReport(f.baseline); err != nil {
+			return inputError(fmt.Errorf("run: -baseline: %w", err))
+		}
 	}
 
 	insp, runs, err := f.openInspector()
@@ -129,33 +145,87 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "evalcal: %s\n", w)
 	}
+	fmt.Fprintf(stderr, "evalcal: %d inspector calls, %d from cache, %d failures\n", res.Calls, res.CacheHits, len(res.Failures))
 	rep := newRunReport(f, args, insp.Identity(), sample)
 	fillResults(rep, comparator.Compare(res.Pairs), res.Failures, f.bins)
 
-	var data []byte
-	switch f.format {
-	case "json":
-		data, err = rep.JSON()
-	default:
-		data, err = rep.YAML()
+	return finishReport(rep, baseline, gs, f.format, f.out, stdout, stderr, func() error {
+		if len(res.Pairs) == 0 {
+			return fmt.Errorf("run: no run got both inspections (%d failures; see the report)", len(res.Failures))
+		}
+		return nil
+	})
+}
+
+// finishReport adds the trend against baseline (when given), checks the
+// gates on the finished report and records them in it, writes it, prints
+// one summary line and one line per failed gate on stderr, and returns
+// the error that decides the exit code: after is the work's own verdict
+// (exit 1), then an unmet gate (exit 3).
+func finishReport(rep *report.Report, baseline *report.Report, gs []gates.Gate, format, out string, stdout, stderr io.Writer, after func() error) error {
+	if baseline != nil {
+		t := report.CompareReports(baseline, rep)
+		rep.Trend = &t
 	}
+	var results []gates.Result
+	if len(gs) > 0 {
+		results = gates.Check(gs, rep)
+		rep.Gates = results
+	}
+	data, err := renderFormats[format](rep)
 	if err != nil {
 		return err
 	}
-	if err := writeDocument(stdout, f.out, data); err != nil {
-		return fmt.Errorf("run: %w", err)
+	if err := writeDocument(stdout, out, data); err != nil {
+		return err
 	}
-	if f.out != "" && f.out != "-" {
-		fmt.Fprintf(stderr, "evalcal: report written to %s\n", f.out)
+	if out != "" && out != "-" {
+		fmt.Fprintf(stderr, "evalcal: report written to %s\n", out)
 	}
-	fmt.Fprintf(stderr, "evalcal: %d runs, agreement %.1f%% [%.1f, %.1f], confidence %s, bias %s; %d inspector calls, %d from cache, %d failures\n",
+	fmt.Fprintf(stderr, "evalcal: %d runs, agreement %.1f%% [%.1f, %.1f], confidence %s, bias %s\n",
 		rep.SampleSize, rep.AgreementRate.Percent, rep.AgreementRate.Wilson95.Lower, rep.AgreementRate.Wilson95.Upper,
-		rep.Confidence, rep.BiasDirection, res.Calls, res.CacheHits, len(res.Failures))
-	if len(res.Pairs) == 0 {
-		return fmt.Errorf("run: no run got both inspections (%d failures; see the report)", len(res.Failures))
+		rep.Confidence, rep.BiasDirection)
+	if err := after(); err != nil {
+		return err
+	}
+	return gateResult(results, stderr)
+}
+
+// gateResult prints one stderr line per gate that failed and returns the
+// exit-3 error when any did.
+func gateResult(results []gates.Result, stderr io.Writer) error {
+	failed := gates.Failed(results)
+	for _, r := range failed {
+		fmt.Fprintf(stderr, "evalcal: gate failed: %s\n", r.Message)
+	}
+	if len(failed) > 0 {
+		return gateError(gates.Unmet(results))
 	}
 	return nil
 }
+
+// parseGates parses and validates --require expressions against the
+// document kind doc (a zero value), before any work: a malformed
+// expression or an unknown field is a usage error.
+func parseGates(exprs []string, doc any) ([]gates.Gate, error) {
+	if len(exprs) == 0 {
+		return nil, nil
+	}
+	gs, err := gates.Parse(exprs)
+	if err != nil {
+		return nil, usageErrorf("-require: %v", err)
+	}
+	if err := gates.Validate(gs, doc); err != nil {
+		return nil, usageErrorf("-require: %v", err)
+	}
+	return gs, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ", ") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func (f *runFlags) check() error {
 	switch {
@@ -177,8 +247,10 @@ func (f *runFlags) check() error {
 		return usageErrorf("run: -sample must be 0 (all) or more, got %d", f.sample)
 	case f.bins < 1:
 		return usageErrorf("run: -bins must be at least 1, got %d", f.bins)
-	case f.format != "yaml" && f.format != "json":
-		return usageErrorf("run: -format must be yaml or json, got %q", f.format)
+	case !validReportFormat(f.format):
+		return usageErrorf("run: -format must be yaml, json, markdown or html, got %q", f.format)
+	case f.shard != "" && (len(f.requires) > 0 || f.baseline != ""):
+		return usageErrorf("run: -require and -baseline apply to the whole sample: give them to evalcal merge, not to a shard")
 	case f.noCache && f.cacheDir != "":
 		return usageErrorf("run: give --cache or --no-cache, not both")
 	}
@@ -298,6 +370,11 @@ func fillResults(rep *report.Report, cs []comparator.Comparison, failures []runn
 	if withWarnings > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
 	}
+}
+
+func validReportFormat(format string) bool {
+	_, ok := renderFormats[format]
+	return ok
 }
 
 // parseShard reads "i/n" with 1 <= i <= n.

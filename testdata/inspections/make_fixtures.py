@@ -57,3 +57,9 @@ write("missing-deep.jsonl", RUNS, drop_deep={"20261103-111500-b8c9d0"})
 write("homogeneous.jsonl", RUNS[:3])
 # Two runs: insufficient.
 write("two.jsonl", RUNS[3:5])
+
+# The same runs where deep saw exactly what light saw: 12 of 12 agree.
+# Against twelve.jsonl (8 of 12) the agreement change is real.
+AGREE = [(rid, system, completed, lrf, lte, lfl, lrf, lte, lfl)
+         for (rid, system, completed, lrf, lte, lfl, _drf, _dte, _dfl) in RUNS]
+write("agree.jsonl", AGREE)
