@@ -5,8 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
@@ -193,46 +191,13 @@ func meanDeltaChange(prev, cur aggregate.ScoreDelta) Change {
 	if cur.N > 0 {
 		c.Now = f64(cur.Mean)
 	}
-	d, ci, err := WelchDifference(cur.Mean, cur.SD, cur.N, prev.Mean, prev.SD, prev.N)
+	wd, err := statistician.WelchDifference(cur.Mean, cur.SD, cur.N, prev.Mean, prev.SD, prev.N)
+	d, ci := wd.Estimate, wd.CI
 	if err != nil {
 		c.Reason = err.Error()
 		return c
 	}
 	return withDifference(c, d, ci)
-}
-
-// WelchDifference returns the difference m1 - m2 of two independent means
-// from their sample means, standard deviations (n-1 denominator) and
-// sizes, with Welch's t 95% interval (Welch 1947; as R's
-// t.test(x, y)$conf.int):
-//
-//	v1 = s1^2/n1,  v2 = s2^2/n2,  SE = sqrt(v1 + v2)
-//	df = (v1 + v2)^2 / (v1^2/(n1-1) + v2^2/(n2-1))
-//	CI = (m1 - m2) ± t(0.975; df) SE
-//
-// When both SDs are 0 the interval is the point. It returns an error when
-// a size is below 2, an SD is negative, or a value is not finite.
-func WelchDifference(m1, s1 float64, n1 int, m2, s2 float64, n2 int) (float64, statistician.Interval, error) {
-	for _, x := range []float64{m1, s1, m2, s2} {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, statistician.Interval{}, fmt.Errorf("welch: non-finite mean or SD")
-		}
-	}
-	switch {
-	case n1 < 2 || n2 < 2:
-		return 0, statistician.Interval{}, fmt.Errorf("welch: need at least 2 values on each side, have %d and %d", n1, n2)
-	case s1 < 0 || s2 < 0:
-		return 0, statistician.Interval{}, fmt.Errorf("welch: negative SD")
-	}
-	d := m1 - m2
-	v1, v2 := s1*s1/float64(n1), s2*s2/float64(n2)
-	if v1+v2 == 0 {
-		return d, statistician.Interval{Lower: d, Upper: d}, nil
-	}
-	df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(n1-1) + v2*v2/float64(n2-1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
-	h := t * math.Sqrt(v1+v2)
-	return d, statistician.Interval{Lower: d - h, Upper: d + h}, nil
 }
 
 // correlationChange is r_now - r_before with Zou's (2007) interval for
@@ -329,7 +294,8 @@ func forecastChanges(prev, cur *Report) (brier, cal Change) {
 		brier.Reason, cal.Reason = "current report: "+err.Error(), "current report: "+err.Error()
 		return brier, cal
 	}
-	d, ci, err := WelchDifference(m1, s1, n1, m2, s2, n2)
+	wd, err := statistician.WelchDifference(m1, s1, n1, m2, s2, n2)
+	d, ci := wd.Estimate, wd.CI
 	if err != nil {
 		brier.Reason, cal.Reason = err.Error(), err.Error()
 		return brier, cal
