@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -43,6 +44,10 @@ type ScoreOptions struct {
 	// Seed and Resamples drive the bootstrap of the skill score.
 	Seed      uint64
 	Resamples int
+	// TrendWindow, when at least 2, adds each group's learning trend: the
+	// Murphy decomposition per consecutive window of TrendWindow binary
+	// forecasts by time (see Trend). The scorer then keeps the forecasts.
+	TrendWindow int
 }
 
 // DefaultScoreOptions returns the defaults of evalcal score.
@@ -70,6 +75,8 @@ func (o ScoreOptions) Validate() error {
 		return fmt.Errorf("forecast: score: resamples must be in [1, %d], got %d", statistician.MaxBootstrapResamples, o.Resamples)
 	case o.BaselineRate != nil && !(*o.BaselineRate > 0 && *o.BaselineRate < 1):
 		return fmt.Errorf("forecast: score: baseline-rate must be in (0, 1), got %v", *o.BaselineRate)
+	case o.TrendWindow < 0 || o.TrendWindow == 1:
+		return fmt.Errorf("forecast: score: trend window must be 0 (off) or at least 2, got %d", o.TrendWindow)
 	}
 	if _, err := statistician.ParseBinning(string(o.Binning)); err != nil {
 		return fmt.Errorf("forecast: score: binning: %w", err)
@@ -87,6 +94,11 @@ type ScoreReport struct {
 	Groups        []ScoredGroup `yaml:"groups" json:"groups"`
 	BadLines      BadLines      `yaml:"bad_lines" json:"bad_lines"`
 	Warnings      []string      `yaml:"warnings" json:"warnings"`
+	// Trend compares the groups with a baseline document (score
+	// --baseline); absent without one.
+	Trend *ScoreTrend `yaml:"trend,omitempty" json:"trend,omitempty"`
+	// Gates records each requested gate (--require) and its outcome.
+	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
 
 // ScoreInput is one input file and the SHA-256 of its bytes.
@@ -111,6 +123,7 @@ type ReportOptions struct {
 	BaselineRate *float64 `yaml:"baseline_rate" json:"baseline_rate"`
 	Seed         uint64   `yaml:"seed" json:"seed"`
 	Resamples    int      `yaml:"resamples" json:"resamples"`
+	TrendWindow  int      `yaml:"trend_window,omitempty" json:"trend_window,omitempty"`
 }
 
 // ScoredGroup is the score of one group's forecasts. A number that is not
@@ -123,8 +136,12 @@ type ScoredGroup struct {
 	Binary  int `yaml:"binary" json:"binary"`
 	Ordinal int `yaml:"ordinal" json:"ordinal"`
 
-	Brier             *float64 `yaml:"brier" json:"brier"`
-	BrierReason       string   `yaml:"brier_reason,omitempty" json:"brier_reason,omitempty"`
+	Brier       *float64 `yaml:"brier" json:"brier"`
+	BrierReason string   `yaml:"brier_reason,omitempty" json:"brier_reason,omitempty"`
+	// BrierSE is the Brier score's standard error, SD(squared errors) /
+	// sqrt(n) (n-1 denominator); null under 2 binary forecasts. It gives
+	// the interval of a change against a baseline document.
+	BrierSE           *float64 `yaml:"brier_se" json:"brier_se"`
 	Calibration       *float64 `yaml:"calibration" json:"calibration"`
 	CalibrationReason string   `yaml:"calibration_reason,omitempty" json:"calibration_reason,omitempty"`
 	BaseRate          *float64 `yaml:"base_rate" json:"base_rate"`
@@ -141,9 +158,18 @@ type ScoredGroup struct {
 	CORPReason   string        `yaml:"corp_reason,omitempty" json:"corp_reason,omitempty"`
 	RPS          *RPSScores    `yaml:"rps,omitempty" json:"rps,omitempty"`
 
-	Label       string   `yaml:"label" json:"label"`
-	LabelReason string   `yaml:"label_reason" json:"label_reason"`
-	Warnings    []string `yaml:"warnings,omitempty" json:"warnings,omitempty"`
+	Label       string `yaml:"label" json:"label"`
+	LabelReason string `yaml:"label_reason" json:"label_reason"`
+
+	// Learning is the group's learning trend (score --trend W): the Murphy
+	// decomposition per window and whether resolution is rising.
+	Learning       *TrendResult `yaml:"learning,omitempty" json:"learning,omitempty"`
+	LearningReason string       `yaml:"learning_reason,omitempty" json:"learning_reason,omitempty"`
+	// CompositeError is the distribution of composite_error over the
+	// group's rows (score --sqlite only).
+	CompositeError *ErrorDistribution `yaml:"composite_error,omitempty" json:"composite_error,omitempty"`
+
+	Warnings []string `yaml:"warnings,omitempty" json:"warnings,omitempty"`
 }
 
 // MurphyScores holds the exact and binned Murphy decompositions.
@@ -207,9 +233,11 @@ type RPSScores struct {
 // columns (the label's bootstrap and equal-frequency bins need them) and
 // ordinal ones through a streaming accumulator.
 type groupData struct {
-	p   []float64
-	y   []int
-	rps *statistician.RPSAccumulator
+	p []float64
+	y []int
+	// binary keeps the binary forecasts when a learning trend is wanted.
+	binary []Forecast
+	rps    *statistician.RPSAccumulator
 	// otherK counts ordinal forecasts skipped because their number of
 	// categories differs from the group's first.
 	otherK int
@@ -269,6 +297,9 @@ func (s *Scorer) Add(f Forecast) error {
 		}
 		g.p = append(g.p, f.Confidence)
 		g.y = append(g.y, f.Outcome)
+		if s.opts.TrendWindow >= 2 {
+			g.binary = append(g.binary, Forecast{ID: f.ID, At: f.At, Kind: Binary, Confidence: f.Confidence, Outcome: f.Outcome})
+		}
 	case Ordinal:
 		if g.rps == nil {
 			acc, err := statistician.NewRPSAccumulator(len(f.Probs))
@@ -339,7 +370,7 @@ func Score(fs []Forecast, opts ScoreOptions) (ScoreReport, error) {
 func reportOptions(o ScoreOptions) ReportOptions {
 	return ReportOptions{
 		By: o.By, MinResolved: o.MinResolved, Bins: o.Bins, Binning: string(o.Binning),
-		BaselineRate: o.BaselineRate, Seed: o.Seed, Resamples: o.Resamples,
+		BaselineRate: o.BaselineRate, Seed: o.Seed, Resamples: o.Resamples, TrendWindow: o.TrendWindow,
 	}
 }
 
@@ -418,6 +449,14 @@ func scoreGroup(key string, g *groupData, opts ScoreOptions) (ScoredGroup, error
 	if err := scoreBinary(&out, g.p, g.y, opts); err != nil {
 		return out, fmt.Errorf("forecast: score group %q: %w", key, err)
 	}
+	if opts.TrendWindow >= 2 {
+		tr, err := Trend(g.binary, opts.TrendWindow)
+		if err != nil {
+			out.LearningReason = err.Error()
+		} else {
+			out.Learning = &tr
+		}
+	}
 	return out, nil
 }
 
@@ -428,6 +467,9 @@ func scoreBinary(out *ScoredGroup, p []float64, y []int, opts ScoreOptions) erro
 		return err
 	}
 	out.Brier = ptr(m.Brier)
+	if n >= 2 {
+		out.BrierSE = ptr(brierSE(p, y, m.Brier))
+	}
 	if n < opts.MinResolved {
 		out.CalibrationReason = fmt.Sprintf("%d resolved forecasts, fewer than min-resolved %d", n, opts.MinResolved)
 	} else {
@@ -464,6 +506,21 @@ func scoreBinary(out *ScoredGroup, p []float64, y []int, opts ScoreOptions) erro
 	}
 	out.CORP = &CORPScores{MCB: rounded(c.MCB), DSC: rounded(c.DSC), UNC: rounded(c.UNC)}
 	return labelGroup(out, p, y, b, bss, c, opts)
+}
+
+// brierSE is the standard error of the Brier score bs of n >= 2
+// forecasts: the sample SD of the squared errors over sqrt(n),
+//
+//	SE = sqrt( sum((e_i - bs)^2) / (n - 1) / n ),  e_i = (p_i - y_i)^2
+func brierSE(p []float64, y []int, bs float64) float64 {
+	ss := 0.0
+	for i := range p {
+		d := p[i] - float64(y[i])
+		e := d*d - bs
+		ss += e * e
+	}
+	n := float64(len(p))
+	return math.Sqrt(ss / (n - 1) / n)
 }
 
 func roundedTerms(rel, res, unc float64) MurphyTerms {

@@ -15,6 +15,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -29,6 +31,11 @@ type scoreFlags struct {
 	baseline string
 	seed     uint64
 	strict   bool
+	sqlite   string
+	window   int
+	trend    int
+	requires stringList
+	previous string
 }
 
 // cmdScore is `evalcal score [flags] FILE|-`: it scores the JSONL
@@ -46,8 +53,14 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&sf.baseline, "baseline-rate", "", "frozen base rate in (0, 1) for the skill score (default: each group's own)")
 	fs.Uint64Var(&sf.seed, "seed", def.Seed, "seed of the label's bootstrap")
 	fs.BoolVar(&sf.strict, "strict", false, "fail on the first bad line instead of listing it")
+	fs.StringVar(&sf.sqlite, "sqlite", "", "score the settled rows of task_prediction_log in this SQLite `DB` instead of a JSONL FILE")
+	fs.IntVar(&sf.window, "window", forecast.DefaultSQLiteWindow, "with -sqlite: the newest `N` settled rows per agent")
+	fs.IntVar(&sf.trend, "trend", 0, "add each group's learning trend over consecutive windows of `W` forecasts (by time)")
+	fs.Var(&sf.requires, "require", "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
+	fs.StringVar(&sf.previous, "baseline", "", "previous score document `FILE` to compare with (adds a trend section)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: evalcal score [flags] FILE|-")
+		fmt.Fprintln(stderr, "       evalcal score [flags] --sqlite DB")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the file.
@@ -65,24 +78,129 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if len(files) != 1 {
-		return usageErrorf("score: want one FILE (or - for stdin), got %d", len(files))
+	switch {
+	case sf.sqlite != "" && len(files) > 0:
+		return usageErrorf("score: give a FILE or -sqlite DB, not both")
+	case sf.sqlite == "" && len(files) != 1:
+		return usageErrorf("score: want one FILE (or - for stdin, or -sqlite DB), got %d", len(files))
+	case sf.window < 1:
+		return usageErrorf("score: -window must be at least 1, got %d", sf.window)
+	case sf.sqlite == "" && sf.window != forecast.DefaultSQLiteWindow:
+		return usageErrorf("score: -window applies to -sqlite only")
 	}
-	rep, err := scoreFile(ctx, files[0], opts, sf.strict, os.Stdin)
+	gs, err := parseGates(sf.requires, forecast.ScoreReport{})
 	if err != nil {
 		return err
+	}
+	var previous *forecast.ScoreReport
+	if sf.previous != "" {
+		if previous, err = readScoreDocument(sf.previous); err != nil {
+			return inputError(fmt.Errorf("score: -baseline: %w", err))
+		}
+	}
+	var rep forecast.ScoreReport
+	if sf.sqlite != "" {
+		rep, err = scoreSQLite(ctx, sf.sqlite, sf.window, opts)
+	} else {
+		rep, err = scoreFile(ctx, files[0], opts, sf.strict, os.Stdin)
+	}
+	if err != nil {
+		return err
+	}
+	if previous != nil {
+		t := forecast.CompareScoreReports(previous, &rep)
+		rep.Trend = &t
+	}
+	var results []gates.Result
+	if len(gs) > 0 {
+		results = gates.Check(gs, rep)
+		rep.Gates = results
 	}
 	data, err := encodeScoreReport(rep, sf.format)
 	if err != nil {
 		return err
 	}
-	return writeDocument(stdout, sf.out, data)
+	if err := writeDocument(stdout, sf.out, data); err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	return gateResult(results, stderr)
+}
+
+// scoreSQLite scores the settled rows of a task_prediction_log table, with
+// each agent's composite_error distribution when grouping by agent.
+func scoreSQLite(ctx context.Context, path string, window int, opts forecast.ScoreOptions) (forecast.ScoreReport, error) {
+	res, err := forecast.ReadSQLiteResult(ctx, path, forecast.SQLiteOptions{Window: window})
+	if err != nil {
+		return forecast.ScoreReport{}, inputError(fmt.Errorf("score: %w", err))
+	}
+	rep, err := forecast.Score(res.Forecasts, opts)
+	if err != nil {
+		return forecast.ScoreReport{}, fmt.Errorf("score: %w", err)
+	}
+	if opts.By == "agent" {
+		for i := range rep.Groups {
+			if d, ok := res.Errors[rep.Groups[i].Key]; ok {
+				rep.Groups[i].CompositeError = &d
+			}
+		}
+	}
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return forecast.ScoreReport{}, inputError(fmt.Errorf("score: %w", err))
+	}
+	rep.GeneratedBy = "evalcal " + version
+	rep.Inputs = []forecast.ScoreInput{{Path: path, SHA256: sum}}
+	rep.BadLines = forecast.BadLines{Count: len(res.BadRows), Lines: res.BadRows}
+	if rep.BadLines.Lines == nil {
+		rep.BadLines.Lines = []forecast.BadLine{}
+	}
+	if res.Unsettled > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d rows are not settled yet and were not scored", res.Unsettled))
+	}
+	if res.Dropped > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d settled rows fall outside the newest %d per agent (-window) and were not scored", res.Dropped, window))
+	}
+	return rep, nil
+}
+
+// fileSHA256 is the lowercase hex SHA-256 of a file, read as a stream.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readScoreDocument reads a score document (YAML or JSON), refusing a
+// newer schema_version.
+func readScoreDocument(path string) (*forecast.ScoreReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc forecast.ScoreReport
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case doc.SchemaVersion == 0 || doc.Groups == nil:
+		return nil, fmt.Errorf("%s: %w: not a score document", path, report.ErrNotReport)
+	case doc.SchemaVersion > forecast.ScoreSchemaVersion:
+		return nil, fmt.Errorf("%s: %w: schema_version %d, this evalcal reads up to %d", path, report.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
+	}
+	return &doc, nil
 }
 
 // options validates the flags, naming the flag at fault.
 func (sf scoreFlags) options(def forecast.ScoreOptions) (forecast.ScoreOptions, error) {
-	if sf.format != "yaml" && sf.format != "json" {
-		return def, usageErrorf("score: -format must be yaml or json, got %q", sf.format)
+	if !validReportFormat(sf.format) {
+		return def, usageErrorf("score: -format must be yaml, json, markdown or html, got %q", sf.format)
 	}
 	if sf.by == "" {
 		return def, usageErrorf("score: -by must name a field")
@@ -99,6 +217,7 @@ func (sf scoreFlags) options(def forecast.ScoreOptions) (forecast.ScoreOptions, 
 	}
 	opts := def
 	opts.By, opts.MinResolved, opts.Bins, opts.Binning, opts.Seed = sf.by, sf.minRes, sf.bins, binning, sf.seed
+	opts.TrendWindow = sf.trend
 	if sf.baseline != "" {
 		b, err := strconv.ParseFloat(sf.baseline, 64)
 		if err != nil || !(b > 0 && b < 1) {
@@ -156,8 +275,14 @@ func scoreFile(ctx context.Context, path string, opts forecast.ScoreOptions, str
 	return rep, nil
 }
 
-// encodeScoreReport renders the report as YAML or JSON.
+// encodeScoreReport renders the report as YAML, JSON, Markdown or HTML.
 func encodeScoreReport(rep forecast.ScoreReport, format string) ([]byte, error) {
+	switch format {
+	case "markdown", "md":
+		return report.ScoreMarkdown(&rep)
+	case "html":
+		return report.ScoreHTML(&rep)
+	}
 	if format == "json" {
 		data, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
