@@ -87,13 +87,16 @@ func (o ScoreOptions) Validate() error {
 // ScoreReport is the document evalcal score prints. Score fills Options,
 // Groups and Warnings; the caller fills the rest.
 type ScoreReport struct {
-	SchemaVersion int           `yaml:"schema_version" json:"schema_version"`
-	GeneratedBy   string        `yaml:"generated_by" json:"generated_by"`
-	Inputs        []ScoreInput  `yaml:"inputs" json:"inputs"`
-	Options       ReportOptions `yaml:"options" json:"options"`
-	Groups        []ScoredGroup `yaml:"groups" json:"groups"`
-	BadLines      BadLines      `yaml:"bad_lines" json:"bad_lines"`
-	Warnings      []string      `yaml:"warnings" json:"warnings"`
+	SchemaVersion int          `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy   string       `yaml:"generated_by" json:"generated_by"`
+	Inputs        []ScoreInput `yaml:"inputs" json:"inputs"`
+	// CommandLine is the command's arguments without -o, so the document
+	// can be reproduced.
+	CommandLine []string      `yaml:"command_line" json:"command_line"`
+	Options     ReportOptions `yaml:"options" json:"options"`
+	Groups      []ScoredGroup `yaml:"groups" json:"groups"`
+	BadLines    BadLines      `yaml:"bad_lines" json:"bad_lines"`
+	Warnings    []string      `yaml:"warnings" json:"warnings"`
 	// Trend compares the groups with a baseline document (score
 	// --baseline); absent without one.
 	Trend *ScoreTrend `yaml:"trend,omitempty" json:"trend,omitempty"`
@@ -385,6 +388,7 @@ func (s *Scorer) ScoreReport() (ScoreReport, error) {
 	return ScoreReport{
 		SchemaVersion: ScoreSchemaVersion,
 		Inputs:        []ScoreInput{},
+		CommandLine:   []string{},
 		Options:       reportOptions(s.opts),
 		Groups:        groups,
 		BadLines:      BadLines{Lines: []BadLine{}},

@@ -92,6 +92,9 @@ type SampleRun struct {
 	Services  int    `yaml:"services" json:"services"`
 	SizeBytes int64  `yaml:"size_bytes" json:"size_bytes"`
 	Path      string `yaml:"path,omitempty" json:"path,omitempty"`
+	// ContentHash is the SHA-256 over the run's files (sorted paths and
+	// contents): the inspection cache's key and the run's identity.
+	ContentHash string `yaml:"content_hash" json:"content_hash"`
 	// Warnings are what could not be read in the run (a truncated log, a
 	// marker outside the spec); the run was described anyway.
 	Warnings []string `yaml:"warnings,omitempty" json:"warnings,omitempty"`

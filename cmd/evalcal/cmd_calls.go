@@ -8,25 +8,40 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/report"
 )
+
+// callsSchemaVersion is the version of the calls document's layout.
+const callsSchemaVersion = 1
 
 // callsDocument is the output of evalcal calls.
 type callsDocument struct {
-	AsOf      string                    `yaml:"as_of" json:"as_of"`
-	Calls     string                    `yaml:"calls" json:"calls"`
-	Prices    string                    `yaml:"prices" json:"prices"`
-	Groups    []forecast.GroupScore     `yaml:"groups" json:"groups"`
-	Passports []forecast.Passport       `yaml:"passports" json:"passports"`
-	Tampered  []forecast.CallRef        `yaml:"tampered" json:"tampered"`
-	Unsealed  int                       `yaml:"unsealed" json:"unsealed"`
-	Composite []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
-	BadLines  []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
-	Warnings  []string                  `yaml:"warnings" json:"warnings"`
+	SchemaVersion int    `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy   string `yaml:"generated_by" json:"generated_by"`
+	// Inputs are the input files with the SHA-256 of their bytes, and
+	// CommandLine the arguments (without -o), so the document can be
+	// reproduced.
+	Inputs      []forecast.ScoreInput     `yaml:"inputs" json:"inputs"`
+	CommandLine []string                  `yaml:"command_line" json:"command_line"`
+	AsOf        string                    `yaml:"as_of" json:"as_of"`
+	Calls       string                    `yaml:"calls" json:"calls"`
+	Prices      string                    `yaml:"prices" json:"prices"`
+	Groups      []forecast.GroupScore     `yaml:"groups" json:"groups"`
+	Passports   []forecast.Passport       `yaml:"passports" json:"passports"`
+	Tampered    []forecast.CallRef        `yaml:"tampered" json:"tampered"`
+	Unsealed    int                       `yaml:"unsealed" json:"unsealed"`
+	Composite   []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
+	BadLines    []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
+	Warnings    []string                  `yaml:"warnings" json:"warnings"`
+	// Gates records each requested gate (--require) and its outcome.
+	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
 
 // cmdCalls resolves trading calls against prices and scores their stated
@@ -39,7 +54,9 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	weightsFlag := fs.String("weights", "", "composite weights term=weight,... (e.g. calibration=0.10,returns=0.50)")
 	termsPath := fs.String("terms", "", "YAML or JSON file: agent -> term -> value (null = unmeasured), for the composite")
 	requireSeals := fs.Bool("require-seals", false, "exit 3 when any counted call is unsealed or any call is tampered")
-	format := fs.String("format", "yaml", "output format: yaml or json")
+	format := fs.String("format", "yaml", "output format: yaml, json, markdown or html")
+	var requires stringList
+	fs.Var(&requires, "require", "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
 	outPath := fs.String("o", "", "write the document to this file (default stdout)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -50,7 +67,11 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *callsPath == "" || *pricesPath == "" {
 		return usageErrorf("calls: -calls and -prices are required")
 	}
-	if err := checkForecastFormat(*format); err != nil {
+	if !validReportFormat(*format) {
+		return usageErrorf("calls: -format must be yaml, json, markdown or html, got %q", *format)
+	}
+	gs, err := parseGates(requires, callsDocument{})
+	if err != nil {
 		return err
 	}
 	asOf := time.Now().UTC()
@@ -95,7 +116,19 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return inputError(fmt.Errorf("calls: %w", err))
 	}
 
+	inputs := []forecast.ScoreInput{}
+	for _, p := range []string{*callsPath, *pricesPath, *termsPath} {
+		if p == "" {
+			continue
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return inputError(fmt.Errorf("calls: %w", err))
+		}
+		inputs = append(inputs, forecast.ScoreInput{Path: p, SHA256: sum})
+	}
 	doc := callsDocument{
+		SchemaVersion: callsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(args),
 		AsOf: asOf.Format(time.RFC3339Nano), Calls: *callsPath, Prices: *pricesPath,
 		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
 		Unsealed: rep.Unsealed, BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
@@ -107,7 +140,20 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		doc.Warnings = append(doc.Warnings, termWarnings(rep, weights, terms)...)
 	}
-	data, err := encodeForecastDocument(doc, *format)
+	var results []gates.Result
+	if len(gs) > 0 {
+		results = gates.Check(gs, doc)
+		doc.Gates = results
+	}
+	var data []byte
+	switch *format {
+	case "markdown", "md":
+		data, err = report.CallsMarkdown(doc.view())
+	case "html":
+		data, err = report.CallsHTML(doc.view())
+	default:
+		data, err = encodeForecastDocument(doc, *format)
+	}
 	if err != nil {
 		return fmt.Errorf("calls: %w", err)
 	}
@@ -115,9 +161,35 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("calls: %w", err)
 	}
 	if *requireSeals && (rep.Unsealed > 0 || len(rep.Tampered) > 0) {
+		fmt.Fprintf(stderr, "evalcal: gate failed: -require-seals: %d counted call(s) unsealed, %d tampered\n", rep.Unsealed, len(rep.Tampered))
+		if err := gateResult(results, stderr); err != nil {
+			return err
+		}
 		return gateError(fmt.Errorf("calls: -require-seals: %d counted call(s) unsealed, %d tampered", rep.Unsealed, len(rep.Tampered)))
 	}
-	return nil
+	return gateResult(results, stderr)
+}
+
+// view is the document as the calls renderers read it.
+func (doc callsDocument) view() report.CallsView {
+	return report.CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
+		Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings}
+}
+
+// withoutOutputFlag is args without -o and its value: where a document is
+// written cannot change it.
+func withoutOutputFlag(args []string) []string {
+	out := []string{}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-o" || a == "--o":
+			i++
+		case strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--o="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func readPricesFile(ctx context.Context, path string) (*forecast.Prices, []forecast.BadLine, error) {

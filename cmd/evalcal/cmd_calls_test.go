@@ -105,7 +105,7 @@ func TestCallsRequireSealsExitsThreeAfterWritingTheDocument(t *testing.T) {
 	if code != exitGate {
 		t.Errorf("exit %d, want %d", code, exitGate)
 	}
-	if !strings.HasPrefix(out, "as_of:") {
+	if !strings.HasPrefix(out, "schema_version: 1\n") || !strings.Contains(out, "\nas_of:") {
 		t.Errorf("document not written:\n%s", out)
 	}
 }
@@ -143,5 +143,26 @@ func TestCallsUsageAndInputErrors(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("%v: exit %d, want %d (stderr %s)", tt.args, code, tt.code, stderr)
 		}
+	}
+}
+
+func TestCallsGatesAndFormats(t *testing.T) {
+	out, stderr, code := runCLI(t, append(callsExampleArgs, "--require", "resolved >= 0")...)
+	if code != 0 || !strings.Contains(out, "\ngates:\n") {
+		t.Errorf("resolved >= 0: exit %d (%s), gates recorded: %v", code, stderr, strings.Contains(out, "\ngates:\n"))
+	}
+	if _, stderr, code := runCLI(t, append(callsExampleArgs, "--require", "calibration >= 101")...); code != exitGate || !strings.Contains(stderr, "gate failed") {
+		t.Errorf("calibration >= 101: exit %d, stderr %s", code, stderr)
+	}
+	if _, _, code := runCLI(t, append(callsExampleArgs, "--require", "calibrashun >= 1")...); code != exitUsage {
+		t.Errorf("unknown gate field: exit %d, want %d", code, exitUsage)
+	}
+	md, _, code := runCLI(t, append(callsExampleArgs, "--format", "markdown")...)
+	if code != 0 || !strings.Contains(md, "# ") {
+		t.Errorf("markdown: exit %d", code)
+	}
+	html, _, code := runCLI(t, append(callsExampleArgs, "--format", "html")...)
+	if code != 0 || !strings.Contains(html, "<html") {
+		t.Errorf("html: exit %d", code)
 	}
 }

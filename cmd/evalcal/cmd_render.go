@@ -102,8 +102,11 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return nil, fmt.Errorf("decode calls document: %w", err)
 		}
-		v := report.CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
-			Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings}
+		if doc.SchemaVersion > callsSchemaVersion {
+			return nil, fmt.Errorf("%w: calls document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
+				report.ErrNewerSchema, doc.SchemaVersion, callsSchemaVersion)
+		}
+		v := doc.view()
 		switch format {
 		case "markdown", "md":
 			return report.CallsMarkdown(v)

@@ -316,7 +316,7 @@ func newRunReport(f runFlags, args []string, identity string, sample sampler.Sam
 		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
 			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),
 			Services: len(r.ServicesDeclared), SizeBytes: r.SizeBytes, Path: filepath.ToSlash(r.Path),
-			Warnings: r.Warnings,
+			ContentHash: r.ContentHash, Warnings: r.Warnings,
 		})
 	}
 	for _, r := range sample.Invalid {

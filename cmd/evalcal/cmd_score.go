@@ -107,6 +107,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	rep.CommandLine = withoutOutputFlag(args)
 	if previous != nil {
 		t := forecast.CompareScoreReports(previous, &rep)
 		rep.Trend = &t
