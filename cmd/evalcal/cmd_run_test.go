@@ -273,3 +273,17 @@ func TestRecordedCommandLineDropsVolatileFlags(t *testing.T) {
 		t.Errorf("recordedArgs = %v, want %v", got, want)
 	}
 }
+
+func TestRunCorpusMarkdownAndHTMLGolden(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	for _, f := range []struct{ format, golden string }{
+		{"markdown", "testdata/run/corpus.md.golden"},
+		{"html", "testdata/run/corpus.html.golden"},
+	} {
+		out, stderr, code := runCLI(t, "run", "--no-cache", "--format", f.format, "testdata/runs")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f.format, code, stderr)
+		}
+		checkGolden(t, f.golden, []byte(out))
+	}
+}
