@@ -537,7 +537,7 @@ func evaluate(g Gate, t target) Result {
 			return fail(fmt.Sprintf("%s is a number, compared with %q", t.path, g.Want))
 		}
 		r.Pass = compare(v, g.number, g.Op)
-		r.Message = fmt.Sprintf("%s: %s: %s = %s %s %s%s", g.Expr, passWord(r.Pass), t.path, strconv.FormatFloat(v, 'g', 6, 64), g.Op, g.Want, note)
+		r.Message = fmt.Sprintf("%s: %s: %s is %s%s", g.Expr, passWord(r.Pass), t.path, strconv.FormatFloat(v, 'g', 6, 64), note)
 		return r
 	case string:
 		r.Text = v
@@ -554,7 +554,7 @@ func evaluate(g Gate, t target) Result {
 			}
 			r.Pass = compare(float64(a), float64(b), g.Op)
 		}
-		r.Message = fmt.Sprintf("%s: %s: %s = %s", g.Expr, passWord(r.Pass), t.path, v)
+		r.Message = fmt.Sprintf("%s: %s: %s is %s", g.Expr, passWord(r.Pass), t.path, v)
 		return r
 	case bool:
 		r.Text = strconv.FormatBool(v)
@@ -562,7 +562,7 @@ func evaluate(g Gate, t target) Result {
 			return fail(fmt.Sprintf("%s is %t; compare it with == or != true or false", t.path, v))
 		}
 		r.Pass = (r.Text == g.Want) == (g.Op == "==")
-		r.Message = fmt.Sprintf("%s: %s: %s = %t", g.Expr, passWord(r.Pass), t.path, v)
+		r.Message = fmt.Sprintf("%s: %s: %s is %t", g.Expr, passWord(r.Pass), t.path, v)
 		return r
 	}
 	return fail(fmt.Sprintf("%s is not a single value", t.path))
@@ -651,18 +651,23 @@ func skeleton(t reflect.Type, depth int) any {
 	return nil
 }
 
-// UnmetError lists the gates that did not pass; its message has one line
-// per failed result, fit for stderr.
+// UnmetError lists the gates that did not pass. Its message is one
+// summary line; each failed result's Message is the line a command prints
+// for it.
 type UnmetError struct {
 	Failed []Result
 }
 
 func (e *UnmetError) Error() string {
-	lines := make([]string, len(e.Failed))
-	for i, r := range e.Failed {
-		lines[i] = "gate not met: " + r.Message
+	exprs := []string{}
+	seen := map[string]bool{}
+	for _, r := range e.Failed {
+		if !seen[r.Expr] {
+			seen[r.Expr] = true
+			exprs = append(exprs, r.Expr)
+		}
 	}
-	return strings.Join(lines, "\n")
+	return fmt.Sprintf("%d gate(s) not met: %s", len(exprs), strings.Join(exprs, "; "))
 }
 
 // Unmet returns nil when every result passed, else an *UnmetError with
