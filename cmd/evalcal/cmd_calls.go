@@ -70,7 +70,7 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !validReportFormat(*format) {
 		return usageErrorf("calls: -format must be yaml, json, markdown or html, got %q", *format)
 	}
-	gs, err := parseGates(requires, callsDocument{})
+	gs, err := parseGates(requires, callsDocument{}, false)
 	if err != nil {
 		return err
 	}

@@ -110,6 +110,10 @@ func TestRunTrendAgainstABaseline(t *testing.T) {
 	if a.Difference == nil || *a.Difference < 33 || *a.Difference > 34 || !a.Distinguishable || a.CI95.Lower <= 0 {
 		t.Errorf("8/12 -> 12/12: agreement change %+v, want about +33.3 points, distinguishable", a)
 	}
+	// A trend gate without a baseline is a usage error before any work.
+	if _, _, code := runCLI(t, "run", "--no-cache", "--require", "trend.agreement.lower > -5", "--inspections", "testdata/inspections/twelve.jsonl"); code != 2 {
+		t.Errorf("trend gate without -baseline: exit %d, want 2", code)
+	}
 	// A baseline that is not a report is an input error.
 	if _, _, code := runCLI(t, "run", "--no-cache", "--baseline", "testdata/inspections/twelve.jsonl", "--inspections", "testdata/inspections/twelve.jsonl"); code != 2 {
 		t.Errorf("bad baseline: exit %d, want 2", code)

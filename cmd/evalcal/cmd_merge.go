@@ -33,7 +33,7 @@ func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if !validReportFormat(*format) {
 		return usageErrorf("merge: -format must be yaml, json, markdown or html, got %q", *format)
 	}
-	gs, err := parseGates(requires, report.Report{})
+	gs, err := parseGates(requires, report.Report{}, *baselinePath != "")
 	if err != nil {
 		return err
 	}

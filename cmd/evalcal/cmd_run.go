@@ -89,7 +89,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 
-	gs, err := parseGates(f.requires, report.Report{})
+	gs, err := parseGates(f.requires, report.Report{}, f.baseline != "")
 	if err != nil {
 		return err
 	}
@@ -206,8 +206,9 @@ func gateResult(results []gates.Result, stderr io.Writer) error {
 
 // parseGates parses and validates --require expressions against the
 // document kind doc (a zero value), before any work: a malformed
-// expression or an unknown field is a usage error.
-func parseGates(exprs []string, doc any) ([]gates.Gate, error) {
+// expression, an unknown field, or a trend field without a baseline to
+// compare with is a usage error.
+func parseGates(exprs []string, doc any, hasBaseline bool) ([]gates.Gate, error) {
 	if len(exprs) == 0 {
 		return nil, nil
 	}
@@ -217,6 +218,11 @@ func parseGates(exprs []string, doc any) ([]gates.Gate, error) {
 	}
 	if err := gates.Validate(gs, doc); err != nil {
 		return nil, usageErrorf("-require: %v", err)
+	}
+	for _, g := range gs {
+		if !hasBaseline && (g.Field == "trend" || strings.HasPrefix(g.Field, "trend.")) {
+			return nil, usageErrorf("-require %q names a trend field, which needs -baseline PREVIOUS_REPORT", g.Expr)
+		}
 	}
 	return gs, nil
 }

@@ -88,7 +88,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case sf.sqlite == "" && sf.window != forecast.DefaultSQLiteWindow:
 		return usageErrorf("score: -window applies to -sqlite only")
 	}
-	gs, err := parseGates(sf.requires, forecast.ScoreReport{})
+	gs, err := parseGates(sf.requires, forecast.ScoreReport{}, sf.previous != "")
 	if err != nil {
 		return err
 	}
