@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
@@ -58,15 +59,9 @@ type ScoreChanges struct {
 // with its 95% interval. Distinguishable is true when the interval
 // excludes 0. When the difference or its interval is not defined, the
 // missing numbers are null, Distinguishable is false and Reason says why.
-type Change struct {
-	Before          *float64               `yaml:"before" json:"before"`
-	Now             *float64               `yaml:"now" json:"now"`
-	Difference      *float64               `yaml:"difference" json:"difference"`
-	CI95            *statistician.Interval `yaml:"ci95" json:"ci95"`
-	Distinguishable bool                   `yaml:"distinguishable" json:"distinguishable"`
-	Method          string                 `yaml:"method" json:"method"`
-	Reason          string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
-}
+// Change is one figure before and now with the difference's interval;
+// the score document's trend uses the same shape.
+type Change = forecast.Change
 
 // CompareReports compares cur with prev (the baseline). Neither report is
 // changed. A nil report gives a Trend whose every change has a Reason.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -284,21 +282,9 @@ func encodeScoreReport(rep forecast.ScoreReport, format string) ([]byte, error) 
 	case "html":
 		return report.ScoreHTML(&rep)
 	}
-	if format == "json" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("score: encode json: %w", err)
-		}
-		return append(data, '\n'), nil
+	data, err := encodeForecastDocument(rep, format)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(rep); err != nil {
-		return nil, fmt.Errorf("score: encode yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("score: encode yaml: %w", err)
-	}
-	return buf.Bytes(), nil
+	return data, nil
 }
