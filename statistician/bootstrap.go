@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/stat/distuv"
 	"slices"
 )
 
@@ -138,8 +136,9 @@ func percentileInterval(res BootstrapResult, values []float64, opts BootstrapOpt
 //
 //	X_j ~ Binomial(n - X_1 - ... - X_{j-1}, counts[j] / (counts[j] + ... + counts[k]))
 //
-// with the conditional probabilities as exact integer ratios, from gonum's
-// binomial sampler on a PCG source seeded with opts.Seed. stat receives
+// with the conditional probabilities as exact integer ratios, from an exact
+// binomial sampler (inversion, or BTPE for large means; see
+// binomialSampler) on a PCG source seeded with opts.Seed. stat receives
 // the resampled counts (a slice reused between calls) and, for the
 // estimate, counts itself. The interval is the type 7 percentile interval
 // of Bootstrap. Clusters must be nil: a cluster bootstrap resamples
@@ -182,7 +181,7 @@ func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts
 	}
 	res.Estimate = est
 
-	bin := distuv.Binomial{Src: rand.NewPCG(opts.Seed, opts.Seed)}
+	bin := binomialSampler{rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed))}
 	drawn := make([]int, len(counts))
 	values := make([]float64, 0, opts.Resamples)
 	for b := 0; b < opts.Resamples; b++ {
@@ -194,8 +193,7 @@ func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts
 			case c == mass:
 				x = left
 			default:
-				bin.N, bin.P = float64(left), float64(c)/float64(mass)
-				x = int(bin.Rand())
+				x = bin.draw(left, float64(c)/float64(mass))
 			}
 			drawn[j] = x
 			left -= x
