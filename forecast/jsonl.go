@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/statistician"
@@ -97,9 +99,10 @@ func ReadJSONL(ctx context.Context, r io.Reader, source string, opts JSONLOption
 			keep[f] = true
 		}
 	}
-	err := eachLine(ctx, r, func(line []byte, n int) error {
+	err := eachParsedLine(ctx, r, keep, func(p parsedLine) error {
 		res.Lines++
-		f, resolved, err := parseForecastLine(line, keep)
+		f, resolved, err := p.f, p.resolved, p.err
+		n := p.n
 		if err != nil {
 			bad := badLineOf(source, n, err)
 			if opts.Strict {
@@ -127,6 +130,125 @@ func ReadJSONL(ctx context.Context, r io.Reader, source string, opts JSONLOption
 		return res, fmt.Errorf("forecast: read %s: %w", source, err)
 	}
 	return res, nil
+}
+
+// parsedLine is one non-blank input line (1-based number n) parsed.
+type parsedLine struct {
+	n        int
+	f        Forecast
+	resolved bool
+	err      error
+}
+
+// parseBatchLines is how many lines a parse worker takes at a time.
+const parseBatchLines = 4096
+
+// eachParsedLine parses the lines of r on GOMAXPROCS workers and calls fn
+// with each parsed line in input order, one at a time: the result is the
+// same as parsing sequentially, whatever the number of workers. A reader
+// cuts the stream into batches of lines (copied, since the reader reuses
+// its buffer), workers parse batches, and this goroutine reorders them by
+// sequence number. At most 2 x workers batches are in flight, so memory
+// stays bounded for any input size. The first error of fn or of reading
+// stops the pipeline and is returned.
+func eachParsedLine(ctx context.Context, r io.Reader, keep map[string]bool, fn func(parsedLine) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers == 1 {
+		return eachLine(ctx, r, func(line []byte, n int) error {
+			f, resolved, err := parseForecastLine(line, keep)
+			return fn(parsedLine{n: n, f: f, resolved: resolved, err: err})
+		})
+	}
+	type batch struct {
+		seq   int
+		lines [][]byte
+		nums  []int
+		out   []parsedLine
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan *batch, workers)
+	done := make(chan *batch, workers)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(todo)
+		cur := &batch{}
+		seq := 0
+		send := func() bool {
+			cur.seq = seq
+			seq++
+			select {
+			case todo <- cur:
+				cur = &batch{}
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		err := eachLine(ctx, r, func(line []byte, n int) error {
+			cur.lines = append(cur.lines, append([]byte(nil), line...))
+			cur.nums = append(cur.nums, n)
+			if len(cur.lines) == parseBatchLines && !send() {
+				return ctx.Err()
+			}
+			return nil
+		})
+		if err == nil && len(cur.lines) > 0 {
+			send()
+		}
+		readErr <- err
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range todo {
+				b.out = make([]parsedLine, len(b.lines))
+				for i, line := range b.lines {
+					f, resolved, err := parseForecastLine(line, keep)
+					b.out[i] = parsedLine{n: b.nums[i], f: f, resolved: resolved, err: err}
+				}
+				b.lines = nil
+				select {
+				case done <- b:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	pending := map[int]*batch{}
+	next := 0
+	var fnErr error
+	for b := range done {
+		if fnErr != nil {
+			continue // drain so the workers can finish
+		}
+		pending[b.seq] = b
+		for pb, ok := pending[next]; ok; pb, ok = pending[next] {
+			delete(pending, next)
+			next++
+			for _, pl := range pb.out {
+				if err := fn(pl); err != nil {
+					fnErr = err
+					cancel()
+					break
+				}
+			}
+			if fnErr != nil {
+				break
+			}
+		}
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	return <-readErr
 }
 
 // ParseForecastLine parses one JSONL line as ReadJSONL does; resolved is
