@@ -586,6 +586,32 @@ func scorePage(doc *forecast.ScoreReport, plots bool) page {
 	return p
 }
 
+// learningBlocks lays out a group's learning trend: the verdict, the
+// slopes with their intervals, the windows, and (HTML) the terms over time.
+func learningBlocks(key string, tr forecast.TrendResult, plots bool) []block {
+	verdict := fmt.Sprintf("Learning trend (windows of %d): %s; learning: %t", tr.Window, tr.Verdict, tr.Learning)
+	blocks := []block{{Text: verdict}}
+	slope := func(name string, s *forecast.Slope) []string {
+		if s == nil {
+			return []string{name, "–", "fewer than 3 windows"}
+		}
+		return []string{name, num(s.Estimate, 5), interval(s.CI95, 5, "")}
+	}
+	blocks = append(blocks, block{Table: &table{Header: []string{"slope per window", "estimate", "95% interval"},
+		Rows: [][]string{slope("resolution", tr.Resolution), slope("reliability", tr.Reliability)}}})
+	wt := table{Header: []string{"window", "n", "from", "to", "Brier", "reliability", "resolution", "uncertainty"}}
+	for _, w := range tr.Windows {
+		wt.Rows = append(wt.Rows, []string{strconv.Itoa(w.Index), strconv.Itoa(w.N), w.From.Format("2006-01-02 15:04"), w.To.Format("2006-01-02 15:04"),
+			num(w.Brier, 4), num(w.Reliability, 4), num(w.Resolution, 4), num(w.Uncertainty, 4)})
+	}
+	blocks = append(blocks, block{Table: &wt})
+	if plots && len(tr.Windows) > 0 {
+		blocks = append(blocks, block{Figure: drawFigure("Murphy terms of "+key+" per window over time: learning is a rising resolution line",
+			func() ([]byte, error) { return murphyTrendSVG(key, tr) })})
+	}
+	return blocks
+}
+
 func scoreGroupSection(g forecast.ScoredGroup, plots bool) section {
 	s := section{Heading: "Group: " + g.Key}
 	if g.Label != "" {
@@ -624,6 +650,11 @@ func scoreGroupSection(g forecast.ScoredGroup, plots bool) section {
 		if plots {
 			s.Blocks = append(s.Blocks, block{Figure: drawFigure("reliability diagram of "+g.Key+", with Wilson 95% bars per bin", func() ([]byte, error) { return reliabilitySVG(bins) })})
 		}
+	}
+	if g.Learning != nil {
+		s.Blocks = append(s.Blocks, learningBlocks(g.Key, *g.Learning, plots)...)
+	} else if g.LearningReason != "" {
+		s.Blocks = append(s.Blocks, block{Text: "Learning trend: " + g.LearningReason})
 	}
 	for _, w := range g.Warnings {
 		s.Blocks = append(s.Blocks, block{Text: "Warning: " + w})

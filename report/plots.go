@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -274,6 +275,42 @@ func reliabilitySVG(bins []statistician.ReliabilityBin) ([]byte, error) {
 		sc.GlyphStyle.Color = pointColor
 		sc.GlyphStyle.Radius = vg.Points(3)
 		p.Add(bars, sc)
+	}
+	return svgOf(p)
+}
+
+// murphyTrendSVG plots a learning trend: the Murphy reliability,
+// resolution and uncertainty of each window against the window index
+// (score --trend W). Learning shows as a rising resolution line; a
+// falling reliability line alone is better calibration, not learning.
+func murphyTrendSVG(key string, tr forecast.TrendResult) ([]byte, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Murphy terms over time: %s (windows of %d)", key, tr.Window)
+	p.X.Label.Text = "window (oldest first)"
+	p.Y.Label.Text = "term"
+	p.Y.Min = 0
+	p.Legend.Top = false
+	terms := []struct {
+		name  string
+		value func(forecast.TrendWindow) float64
+		dash  []vg.Length
+	}{
+		{"resolution", func(w forecast.TrendWindow) float64 { return w.Resolution }, nil},
+		{"reliability", func(w forecast.TrendWindow) float64 { return w.Reliability }, []vg.Length{vg.Points(4), vg.Points(3)}},
+		{"uncertainty", func(w forecast.TrendWindow) float64 { return w.Uncertainty }, []vg.Length{vg.Points(1), vg.Points(2)}},
+	}
+	for _, term := range terms {
+		xys := make(plotter.XYs, len(tr.Windows))
+		for i, w := range tr.Windows {
+			xys[i].X, xys[i].Y = float64(w.Index), term.value(w)
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("report: murphy trend %s: %w", key, err)
+		}
+		line.Dashes = term.dash
+		p.Add(line, points)
+		p.Legend.Add(term.name, line)
 	}
 	return svgOf(p)
 }

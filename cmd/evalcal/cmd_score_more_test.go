@@ -126,3 +126,15 @@ func TestScoreMarkdown(t *testing.T) {
 		t.Errorf("exit %d, markdown starts %q", code, out[:min(len(out), 60)])
 	}
 }
+
+func TestScoreTrendIsDrawnAndTabled(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	md, _, code := runCLI(t, "score", "--sqlite", "testdata/sqlite/prediction.db", "--trend", "10", "--format", "markdown")
+	if code != 0 || strings.Count(md, "Learning trend (windows of 10)") != 2 {
+		t.Errorf("markdown: exit %d, %d learning sections, want 2", code, strings.Count(md, "Learning trend (windows of 10)"))
+	}
+	html, _, code := runCLI(t, "score", "--sqlite", "testdata/sqlite/prediction.db", "--trend", "10", "--format", "html")
+	if code != 0 || strings.Count(html, "Murphy terms over time") < 2 || strings.Count(html, "<svg") < 4 {
+		t.Errorf("html: exit %d, want a Murphy-terms chart per group", code)
+	}
+}
