@@ -287,3 +287,34 @@ func TestRunCorpusMarkdownAndHTMLGolden(t *testing.T) {
 		checkGolden(t, f.golden, []byte(out))
 	}
 }
+
+func TestRunWithBadSavedLinesRecordsThemAndGoesOn(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	good, err := os.ReadFile("testdata/inspections/twelve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	// Line 2 (the first run's deep inspection) gets an impossible score;
+	// a line with no run_id is appended.
+	lines[1] = strings.Replace(lines[1], `"runtime_fidelity": 82`, `"runtime_fidelity": 182`, 1)
+	path := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")+`{"depth": "light"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--format", "json", "--inspections", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.SampleSize != 11 || !r.Partial || len(r.Failures) != 1 ||
+		!strings.Contains(r.Failures[0].Reason, "bad.jsonl:2: field runtime_fidelity: 182 is outside 0..100") {
+		t.Errorf("sample %d, partial %v, failures %+v", r.SampleSize, r.Partial, r.Failures)
+	}
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, "bad.jsonl:25:") {
+		t.Errorf("the unattributable line 25 is not in the warnings: %q", w)
+	}
+}

@@ -14,10 +14,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -38,7 +40,17 @@ var ErrNotSaved = errors.New("no saved")
 // read-only after Load and safe for concurrent use.
 type Inspector struct {
 	byKey map[key]runner.Inspection
+	// bad holds, per run and depth, why its saved line was rejected.
+	bad map[key]error
+	// unattributed are rejected lines whose run_id and depth could not be
+	// read, as "file:line: why".
+	unattributed []string
 }
+
+// Unattributed returns the rejected lines that name no readable run_id and
+// depth ("file:line: why", in file order); rejected lines that do name
+// them fail that run's inspection instead (see Load).
+func (in *Inspector) Unattributed() []string { return slices.Clone(in.unattributed) }
 
 type key struct {
 	runID string
@@ -64,12 +76,17 @@ type entry struct {
 // space), so the inspection cache sees a changed inspection as new
 // content.
 //
-// A line that is not an inspection, lacks run_id or depth, has a value
-// runner.CheckInspection rejects, repeats a (run_id, depth) pair or names
-// another system than the run's other depth is an error naming the file,
-// the line and the field. A file with no inspection is an error. A run
-// with one depth only is not an error here: Inspect fails permanently for
-// the missing depth, and the runner records that as a Failure.
+// Bad lines lose nothing else: a line that is not an inspection, has a
+// value runner.CheckInspection rejects, repeats a (run_id, depth) pair or
+// names another system than the run's other depth is rejected with an
+// error naming the file, the line and the field. When its run_id and depth
+// can still be read, that inspection fails with this error (Inspect
+// returns it as permanent, and the runner records it as the run's
+// failure); otherwise the line is listed by Unattributed. A repeated pair
+// rejects both lines: which one is right cannot be told. A file with no
+// inspection and no attributable line is an error. A run with one depth
+// only is not an error here: Inspect fails permanently for the missing
+// depth, and the runner records that as a Failure.
 func Load(path string) (*Inspector, []sampler.Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -78,6 +95,32 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 	defer f.Close()
 
 	entries := map[string]*entry{}
+	bad := map[key]error{}
+	var unattributed []string
+	entryOf := func(id string) *entry {
+		e := entries[id]
+		if e == nil {
+			e = &entry{}
+			entries[id] = e
+		}
+		return e
+	}
+	reject := func(lineNo int, line []byte, err error) {
+		err = fmt.Errorf("saved: %s:%d: %w", path, lineNo, err)
+		id, depth, ok := attribution(line)
+		if !ok {
+			unattributed = append(unattributed, strings.TrimPrefix(err.Error(), "saved: "))
+			return
+		}
+		e := entryOf(id)
+		k := depthIndex(depth)
+		if e.raw[k] == nil {
+			e.raw[k] = slices.Clone(line)
+		}
+		if _, seen := bad[key{id, depth}]; !seen {
+			bad[key{id, depth}] = err
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	lineNo := 0
@@ -89,21 +132,23 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 		}
 		insp, err := parseLine(line)
 		if err != nil {
-			return nil, nil, fmt.Errorf("saved: %s:%d: %w", path, lineNo, err)
+			reject(lineNo, line, err)
+			continue
 		}
-		e := entries[insp.RunID]
-		if e == nil {
-			e = &entry{}
-			entries[insp.RunID] = e
-		}
+		e := entryOf(insp.RunID)
 		k := depthIndex(insp.Depth)
-		if e.insp[k] != nil {
-			return nil, nil, fmt.Errorf("saved: %s:%d: run %s: %s inspection already given at line %d",
-				path, lineNo, insp.RunID, insp.Depth, e.line[k])
+		if e.insp[k] != nil || bad[key{insp.RunID, insp.Depth}] != nil && e.line[k] > 0 {
+			reject(lineNo, line, fmt.Errorf("run %s: %s inspection already given at line %d", insp.RunID, insp.Depth, e.line[k]))
+			e.insp[k] = nil
+			continue
 		}
 		if o := e.insp[1-k]; o != nil && o.System != "" && insp.System != "" && o.System != insp.System {
-			return nil, nil, fmt.Errorf("saved: %s:%d: run %s: %w", path, lineNo, insp.RunID,
-				&runner.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)})
+			reject(lineNo, line, fmt.Errorf("run %s: %w", insp.RunID,
+				&runner.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)}))
+			continue
+		}
+		if bad[key{insp.RunID, insp.Depth}] != nil {
+			continue // an earlier line for this pair was rejected
 		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
 	}
@@ -111,27 +156,46 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 		return nil, nil, fmt.Errorf("saved: %s:%d: %w", path, lineNo+1, err)
 	}
 	if len(entries) == 0 {
+		if len(unattributed) > 0 {
+			return nil, nil, fmt.Errorf("saved: %s: no inspections; first rejected line: %s", path, unattributed[0])
+		}
 		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
 	}
 
-	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries))}
+	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed}
 	runs := make([]sampler.Run, 0, len(entries))
 	for id, e := range entries {
 		run := sampler.Run{ID: id, Era: sampler.EraSaved, Status: sampler.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
 		for k, insp := range e.insp {
+			run.SizeBytes += int64(len(e.raw[k]))
 			if insp == nil {
 				continue
 			}
 			if run.System == "" {
 				run.System = insp.System
 			}
-			run.SizeBytes += int64(len(e.raw[k]))
 			in.byKey[key{id, insp.Depth}] = *insp
 		}
 		runs = append(runs, run)
 	}
 	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
 	return in, runs, nil
+}
+
+// attribution reads the run_id and depth of a rejected line, if it can.
+func attribution(line []byte) (string, runner.Depth, bool) {
+	var v struct {
+		RunID string `json:"run_id"`
+		Depth string `json:"depth"`
+	}
+	if json.Unmarshal(line, &v) != nil || v.RunID == "" {
+		return "", "", false
+	}
+	switch d := runner.Depth(v.Depth); d {
+	case runner.Light, runner.Deep:
+		return v.RunID, d, true
+	}
+	return "", "", false
 }
 
 // parseLine decodes one line and requires run_id and depth.
@@ -174,6 +238,9 @@ func (in *Inspector) Identity() string { return Identity }
 func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
 	if err := ctx.Err(); err != nil {
 		return runner.Inspection{}, err
+	}
+	if err := in.bad[key{run.ID, depth}]; err != nil {
+		return runner.Inspection{}, runner.Permanent(err)
 	}
 	insp, ok := in.byKey[key{run.ID, depth}]
 	if !ok {

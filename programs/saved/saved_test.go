@@ -95,14 +95,56 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, tt.lines...)
-			_, _, err := saved.Load(path)
-			if err == nil || !strings.Contains(err.Error(), path+tt.want) {
-				t.Errorf("err = %v, want it to contain %q", err, path+tt.want)
+			in, runs, err := saved.Load(path)
+			// A rejected line's message surfaces as its inspection's
+			// error, or among the unattributed lines, or (when nothing
+			// is left) as Load's error.
+			var msgs []string
+			if err != nil {
+				msgs = append(msgs, err.Error())
+			} else {
+				msgs = append(msgs, in.Unattributed()...)
+				for _, r := range runs {
+					for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+						if _, ierr := in.Inspect(context.Background(), r, d); ierr != nil {
+							msgs = append(msgs, ierr.Error())
+						}
+					}
+				}
+			}
+			found := false
+			for _, m := range msgs {
+				found = found || strings.Contains(m, path+tt.want) || strings.Contains(m, filepath.Base(path)+tt.want)
+			}
+			if !found {
+				t.Errorf("messages %q, want one containing %q", msgs, path+tt.want)
 			}
 		})
 	}
 	if _, _, err := saved.Load(filepath.Join(t.TempDir(), "absent.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("absent file: err = %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestABadLineFailsOnlyItsOwnInspection(t *testing.T) {
+	badDeep := `{"run_id":"r1","depth":"deep","runtime_fidelity":1,"task_effectiveness":300,"verdict":"pass"}`
+	path := writeFile(t, light0, deep0, light1, badDeep, "{garbage")
+	in, runs, err := saved.Load(path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want r0 and r1", len(runs))
+	}
+	if _, err := in.Inspect(context.Background(), runs[0], runner.Deep); err != nil {
+		t.Errorf("r0 deep: %v, want the good inspection", err)
+	}
+	_, err = in.Inspect(context.Background(), runs[1], runner.Deep)
+	if err == nil || !runner.IsPermanent(err) || !strings.Contains(err.Error(), ":4: field task_effectiveness") {
+		t.Errorf("r1 deep: %v, want a permanent error naming line 4 and the field", err)
+	}
+	if u := in.Unattributed(); len(u) != 1 || !strings.Contains(u[0], ":5: ") {
+		t.Errorf("unattributed = %q, want line 5", u)
 	}
 }
 
@@ -187,8 +229,8 @@ func FuzzLoad(f *testing.F) {
 			for _, d := range []runner.Depth{runner.Light, runner.Deep} {
 				insp, err := in.Inspect(context.Background(), run, d)
 				if err != nil {
-					if !runner.IsPermanent(err) {
-						t.Errorf("missing depth not permanent: %v", err)
+					if !runner.IsPermanent(err) || !strings.HasPrefix(err.Error(), "saved: ") {
+						t.Errorf("missing or rejected depth: %v, want a permanent error with context", err)
 					}
 					continue
 				}
@@ -197,9 +239,9 @@ func FuzzLoad(f *testing.F) {
 					t.Errorf("served %+v for %s/%s", insp, run.ID, d)
 				}
 			}
-			if found == 0 {
-				t.Errorf("run %s serves no inspection", run.ID)
-			}
+			// A run whose every line was rejected serves no inspection:
+			// it exists so that the runner records its failures.
+			_ = found
 		}
 	})
 }
