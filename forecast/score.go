@@ -458,6 +458,7 @@ func scoreGroup(key string, g *groupData, opts ScoreOptions) (ScoredGroup, error
 		if err != nil {
 			out.LearningReason = err.Error()
 		} else {
+			roundTrend(&tr)
 			out.Learning = &tr
 		}
 	}
@@ -510,6 +511,21 @@ func scoreBinary(out *ScoredGroup, p []float64, y []int, opts ScoreOptions) erro
 	}
 	out.CORP = &CORPScores{MCB: rounded(c.MCB), DSC: rounded(c.DSC), UNC: rounded(c.UNC)}
 	return labelGroup(out, p, y, b, bss, c, opts)
+}
+
+// roundTrend rounds a learning trend's figures for the report, as every
+// other figure of the document is (the verdict was decided unrounded).
+func roundTrend(tr *TrendResult) {
+	for i := range tr.Windows {
+		w := &tr.Windows[i]
+		w.Brier, w.Reliability, w.Resolution, w.Uncertainty = rounded(w.Brier), rounded(w.Reliability), rounded(w.Resolution), rounded(w.Uncertainty)
+	}
+	for _, s := range []*Slope{tr.Resolution, tr.Reliability} {
+		if s != nil {
+			s.Estimate, s.SE = rounded(s.Estimate), rounded(s.SE)
+			s.CI95 = statistician.Interval{Lower: rounded(s.CI95.Lower), Upper: rounded(s.CI95.Upper)}
+		}
+	}
 }
 
 // brierSE is the standard error of the Brier score bs of n >= 2
