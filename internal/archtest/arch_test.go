@@ -1,0 +1,83 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/evalcal/evalcal"
+
+// imports maps each package directory (relative, slash-separated) to the
+// imports of its non-test files.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		rel = filepath.ToSlash(rel)
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			out[rel] = append(out[rel], path)
+		}
+		if _, ok := out[rel]; !ok {
+			out[rel] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 10 {
+		t.Fatalf("found %d packages; is the test run from internal/archtest?", len(out))
+	}
+	return out
+}
+
+func isStdlib(path string) bool { return !strings.Contains(strings.Split(path, "/")[0], ".") }
+
+// The scoring core imports only the standard library, gonum and
+// montanaflynn/stats (DESIGN.md, "Dependency rules").
+func TestScoringCoreImportsOnlyStdlibGonumAndStats(t *testing.T) {
+	core := imports(t)["statistician"]
+	if len(core) == 0 {
+		t.Fatal("no imports read for statistician")
+	}
+	for _, path := range core {
+		if !isStdlib(path) && !strings.HasPrefix(path, "gonum.org/v1/gonum/") && path != "github.com/montanaflynn/stats" {
+			t.Errorf("statistician imports %s", path)
+		}
+	}
+}
+
+// Stages never import cmd/; nothing imports programs/ except cmd/.
+func TestStagesDoNotImportCommandsOrPrograms(t *testing.T) {
+	for dir, paths := range imports(t) {
+		for _, path := range paths {
+			if strings.HasPrefix(path, module+"/cmd/") {
+				t.Errorf("%s imports %s", dir, path)
+			}
+			if strings.HasPrefix(path, module+"/programs/") && !strings.HasPrefix(dir, "cmd/") && !strings.HasPrefix(dir, "programs/") {
+				t.Errorf("%s imports %s: only cmd/ may", dir, path)
+			}
+		}
+	}
+}
