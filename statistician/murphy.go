@@ -1,8 +1,9 @@
 package statistician
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // MurphyDecomposition is the exact Murphy (1973) decomposition of the
@@ -151,7 +152,13 @@ func equalFrequency(p []float64, y []int, bins int) (BinnedMurphy, error) {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return p[order[a]] < p[order[b]] })
+	// Sort by forecast, ties in input order (a stable sort's result).
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(p[a], p[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 	sums := make([]binSums, k)
 	bounds := make([]Interval, k)
 	for b := range k {

@@ -247,7 +247,14 @@ func scoreFile(ctx context.Context, path string, opts forecast.ScoreOptions, str
 		return forecast.ScoreReport{}, usageErrorf("score: %v", err)
 	}
 	h := sha256.New()
-	jopts := forecast.JSONLOptions{Strict: strict, Fields: []string{opts.By}}
+	// Only the grouping field is kept per line; agent and id are fields
+	// of Forecast already, so grouping by them keeps nothing (no map per
+	// line).
+	keep := []string{opts.By}
+	if opts.By == "agent" || opts.By == "id" {
+		keep = []string{}
+	}
+	jopts := forecast.JSONLOptions{Strict: strict, Fields: keep}
 	res, err := forecast.ReadJSONL(ctx, io.TeeReader(in, h), path, jopts, scorer.Add)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
