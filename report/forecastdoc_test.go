@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/gates"
 )
 
 // scoreDoc reads a copy of the score command's golden output on the worked
@@ -35,15 +36,17 @@ func callsView(t *testing.T) CallsView {
 		t.Fatal(err)
 	}
 	var doc struct {
-		AsOf      string                `yaml:"as_of"`
-		Calls     string                `yaml:"calls"`
-		Prices    string                `yaml:"prices"`
-		Groups    []forecast.GroupScore `yaml:"groups"`
-		Passports []forecast.Passport   `yaml:"passports"`
-		Tampered  []forecast.CallRef    `yaml:"tampered"`
-		Unsealed  int                   `yaml:"unsealed"`
-		BadLines  []forecast.BadLine    `yaml:"bad_lines"`
-		Warnings  []string              `yaml:"warnings"`
+		AsOf      string                    `yaml:"as_of"`
+		Calls     string                    `yaml:"calls"`
+		Prices    string                    `yaml:"prices"`
+		Groups    []forecast.GroupScore     `yaml:"groups"`
+		Passports []forecast.Passport       `yaml:"passports"`
+		Tampered  []forecast.CallRef        `yaml:"tampered"`
+		Unsealed  int                       `yaml:"unsealed"`
+		BadLines  []forecast.BadLine        `yaml:"bad_lines"`
+		Warnings  []string                  `yaml:"warnings"`
+		Composite []forecast.GroupComposite `yaml:"composite"`
+		Gates     []gates.Result            `yaml:"gates"`
 	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)

@@ -570,6 +570,12 @@ func scorePage(doc *forecast.ScoreReport, plots bool) page {
 			optNum(g.BSS, 3, g.BSSReason), ci, g.Label})
 	}
 	p.Sections = append(p.Sections, section{Heading: "Groups", Blocks: []block{{Table: &t}}})
+	if doc.Gates != nil {
+		p.Sections = append(p.Sections, gatesSection(doc.Gates))
+	}
+	if doc.Trend != nil {
+		p.Sections = append(p.Sections, scoreTrendSection(*doc.Trend))
+	}
 	for _, g := range doc.Groups {
 		p.Sections = append(p.Sections, scoreGroupSection(g, plots))
 	}
@@ -713,6 +719,8 @@ type CallsView struct {
 	Unsealed  int
 	BadLines  []forecast.BadLine
 	Warnings  []string
+	Composite []forecast.GroupComposite
+	Gates     []gates.Result
 }
 
 // CallsMarkdown renders a calls document as Markdown: a first line with
@@ -749,14 +757,20 @@ func callsPage(v CallsView) page {
 		tt.Rows = append(tt.Rows, []string{c.ID, c.Agent, c.File, strconv.Itoa(c.Line)})
 	}
 	bl := forecast.BadLines{Count: len(v.BadLines), Lines: v.BadLines}
-	p.Sections = []section{
-		{Heading: "Agents by season", Blocks: []block{{Table: &t}}},
+	p.Sections = []section{{Heading: "Agents by season", Blocks: []block{{Table: &t}}}}
+	if v.Gates != nil {
+		p.Sections = append(p.Sections, gatesSection(v.Gates))
+	}
+	if v.Composite != nil {
+		p.Sections = append(p.Sections, compositeSection(v.Composite))
+	}
+	p.Sections = append(p.Sections, []section{
 		{Heading: "Passports", Blocks: []block{{Table: &pt}}},
 		{Heading: "Tampered calls", Blocks: []block{{Table: &tt}, {Text: fmt.Sprintf("%d counted call(s) carry no seal.", v.Unsealed)}}},
 		badLineSection(bl),
 		warningSection(v.Warnings),
 		{Heading: "Inputs", Blocks: []block{{Items: []string{"calls: " + v.Calls, "prices: " + v.Prices, "as of: " + v.AsOf}}}},
-	}
+	}...)
 	return p
 }
 
@@ -777,20 +791,62 @@ func trendSection(t Trend) section {
 		{"correlation runtime_fidelity", t.Correlation.RuntimeFidelity, 3}, {"correlation task_effectiveness", t.Correlation.TaskEffectiveness, 3},
 		{"Brier (light as forecast)", t.Brier, 4}, {"calibration (light as forecast)", t.Calibration, 1},
 	} {
-		ci, dist := c.ch.Reason, "no"
-		if c.ch.CI95 != nil {
-			ci = interval(*c.ch.CI95, c.d, "")
-		}
-		if c.ch.Distinguishable {
-			dist = "yes"
-		}
-		tb.Rows = append(tb.Rows, []string{c.name, optNum(c.ch.Before, c.d, ""), optNum(c.ch.Now, c.d, ""), optNum(c.ch.Difference, c.d, ""), ci, dist, c.ch.Method})
+		tb.Rows = append(tb.Rows, changeRow(c.name, c.ch, c.d))
 	}
 	s.Blocks = append(s.Blocks, block{Table: &tb}, block{Items: []string{
 		"runs only now: " + listOrNone(t.RunsOnlyNow),
 		"runs only before: " + listOrNone(t.RunsOnlyBefore),
 	}})
 	return s
+}
+
+// changeRow is one figure's row of a trend table: before, now, the
+// difference, its interval (or the reason there is none), whether it is
+// distinguishable from noise, and the method.
+func changeRow(name string, ch Change, digits int) []string {
+	ci, dist := ch.Reason, "no"
+	if ch.CI95 != nil {
+		ci = interval(*ch.CI95, digits, "")
+	}
+	if ch.Distinguishable {
+		dist = "yes"
+	}
+	return []string{name, optNum(ch.Before, digits, ""), optNum(ch.Now, digits, ""), optNum(ch.Difference, digits, ""), ci, dist, ch.Method}
+}
+
+// scoreTrendSection lays out a score document's trend: per group the
+// Brier and calibration changes, then the groups on one side only.
+func scoreTrendSection(t forecast.ScoreTrend) section {
+	s := section{Heading: "Trend against the baseline"}
+	var base []string
+	for _, in := range t.Baseline {
+		base = append(base, in.Path+" (sha256 "+in.SHA256+")")
+	}
+	s.Blocks = append(s.Blocks, block{Text: "Baseline: " + listOrNone(base) + "."})
+	tb := table{Header: []string{"group / figure", "before", "now", "difference", "95% interval", "distinguishable", "method"}}
+	for _, g := range t.Groups {
+		tb.Rows = append(tb.Rows, changeRow(g.Key+" Brier", g.Brier, 4), changeRow(g.Key+" calibration", g.Calibration, 1))
+	}
+	s.Blocks = append(s.Blocks, block{Table: &tb}, block{Items: []string{
+		"groups only now: " + listOrNone(t.GroupsOnlyNow),
+		"groups only before: " + listOrNone(t.GroupsOnlyBefore),
+	}})
+	return s
+}
+
+// compositeSection lays out the composite score per agent and season:
+// each term's value, given weight and the weight it carries once the
+// unmeasured terms' weights are spread.
+func compositeSection(cs []forecast.GroupComposite) section {
+	t := table{Header: []string{"agent", "season", "composite", "terms (value x effective weight)"}}
+	for _, c := range cs {
+		var terms []string
+		for _, term := range c.Terms {
+			terms = append(terms, compositeTermText(term))
+		}
+		t.Rows = append(t.Rows, []string{c.Agent, c.Season, optNum(c.Score, 3, c.Reason), strings.Join(terms, "; ")})
+	}
+	return section{Heading: "Composite score", Blocks: []block{{Table: &t}}}
 }
 
 // gatesSection lays out gate results: one row per gate and value.
@@ -810,4 +866,13 @@ func gatesSection(rs []gates.Result) section {
 	}
 	s.Blocks = append(s.Blocks, block{Table: &t})
 	return s
+}
+
+// compositeTermText is one composite term as "term value x effective
+// (weight w)", or "term unmeasured (weight w spread)".
+func compositeTermText(t forecast.CompositeTerm) string {
+	if t.Value == nil {
+		return fmt.Sprintf("%s unmeasured (weight %s spread)", t.Term, num(t.Weight, 3))
+	}
+	return fmt.Sprintf("%s %s x %s (weight %s)", t.Term, num(*t.Value, 3), num(t.Effective, 3), num(t.Weight, 3))
 }

@@ -173,7 +173,8 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // view is the document as the calls renderers read it.
 func (doc callsDocument) view() report.CallsView {
 	return report.CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
-		Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings}
+		Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings,
+		Composite: doc.Composite, Gates: doc.Gates}
 }
 
 // withoutOutputFlag is args without -o and its value: where a document is

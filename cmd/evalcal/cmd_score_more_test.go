@@ -138,3 +138,15 @@ func TestScoreTrendIsDrawnAndTabled(t *testing.T) {
 		t.Errorf("html: exit %d, want a Murphy-terms chart per group", code)
 	}
 }
+
+func TestScoreMarkdownShowsGatesAndTrend(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	prev := filepath.Join(t.TempDir(), "prev.yaml")
+	if _, _, code := runCLI(t, "score", "-o", prev, "testdata/score/worked.jsonl"); code != 0 {
+		t.Fatal("baseline score failed")
+	}
+	md, _, code := runCLI(t, "score", "--format", "markdown", "--baseline", prev, "--require", "calibration >= 0", "testdata/score/worked.jsonl")
+	if code != 0 || !strings.Contains(md, "## Gates") || !strings.Contains(md, "## Trend against the baseline") || !strings.Contains(md, "| seventy Brier |") {
+		t.Errorf("exit %d; markdown lacks the gates or trend section", code)
+	}
+}
