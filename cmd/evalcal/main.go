@@ -1,6 +1,3 @@
-// Command evalcal measures whether a cheap (light) eval predicts a thorough
-// (deep) one well enough to gate on, and scores agents' probability
-// forecasts. See doc.go for the manual.
 package main
 
 import (
