@@ -190,6 +190,10 @@ func finishReport(rep *report.Report, baseline *report.Report, gs []gates.Gate, 
 	fmt.Fprintf(stderr, "evalcal: %d runs, agreement %.1f%% [%.1f, %.1f], confidence %s, bias %s\n",
 		rep.SampleSize, rep.AgreementRate.Percent, rep.AgreementRate.Wilson95.Lower, rep.AgreementRate.Wilson95.Upper,
 		rep.Confidence, rep.BiasDirection)
+	if len(rep.Recommendations) > 0 {
+		top := rep.Recommendations[0]
+		fmt.Fprintf(stderr, "evalcal: priority 1: %s (agreement %.1f%% if resolved)\n", top.Target, top.ExpectedImpact.AgreementPercent)
+	}
 	if err := after(); err != nil {
 		return err
 	}
