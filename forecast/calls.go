@@ -455,7 +455,7 @@ type rawFields map[string]json.RawMessage
 // keeps its last value, as with encoding/json.
 func decodeObject(line []byte) (rawFields, error) {
 	line = bytes.TrimSpace(line)
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		var v any
 		err := json.Unmarshal(line, &v) // for the syntax error's message
 		return nil, fmt.Errorf("not a JSON object: %w", err)

@@ -267,7 +267,7 @@ type jsonValue struct {
 
 func parseForecastLine(line []byte, keep map[string]bool) (f Forecast, resolved bool, err error) {
 	line = bytes.TrimSpace(line)
-	if !json.Valid(line) {
+	if !validJSON(line) {
 		var v any
 		jerr := json.Unmarshal(line, &v)
 		if jerr == nil {
@@ -408,7 +408,7 @@ func categoryValue(v jsonValue, k int) (int, error) {
 }
 
 // eachMember calls fn with every member of the JSON object in line, which
-// must be valid JSON (json.Valid) starting with '{'. A key that appears
+// must be valid JSON (validJSON) starting with '{'. A key that appears
 // twice is passed twice; the last wins, as with encoding/json.
 func eachMember(line []byte, fn func(key []byte, v jsonValue) error) error {
 	i := skipSpace(line, 1)
