@@ -148,3 +148,47 @@ func TestBiasFromAScaleOffsetIsNamedAsSuch(t *testing.T) {
 	}
 	t.Errorf("no pessimistic recommendation: %+v", recs)
 }
+
+func TestHighAgreementFocusesOnEdgeCases(t *testing.T) {
+	var runs []run
+	for i := 0; i < 19; i++ {
+		runs = append(runs, run{light: "pass", deep: "pass"})
+	}
+	runs = append(runs, run{light: "pass", deep: "partial", deepFlags: []string{"rare"}, drop: 12})
+	recs := Advise(build(runs))
+	var edge *Recommendation
+	for i := range recs {
+		if recs[i].Rule == "edge-cases" {
+			edge = &recs[i]
+		}
+		if recs[i].Rule == "most-common-type" {
+			t.Errorf("95%% agreement is not low; got %+v", recs[i])
+		}
+	}
+	if edge == nil || len(edge.Addresses) != 1 || edge.ExpectedImpact.AgreementPercent != 100 {
+		t.Fatalf("edge-cases recommendation = %+v, want one addressing the single split (95%% -> 100%%)", edge)
+	}
+}
+
+func TestSeverityMismatchesAreAligned(t *testing.T) {
+	var runs []run
+	for i := 0; i < 10; i++ {
+		runs = append(runs, run{light: "partial", deep: "partial"})
+	}
+	cs, _ := build(runs)
+	for i := 0; i < 3; i++ { // same flag, other severity at deep
+		cs[i].FlagOverlap.SeverityMismatches = []string{"x: light warning, deep critical"}
+		dt := comparator.SeverityMismatch
+		cs[i].DisagreementType = &dt
+	}
+	recs := Advise(cs, aggregate.Compute(cs, aggregate.DefaultOptions()))
+	for _, r := range recs {
+		if r.Rule == "severity" {
+			if len(r.Addresses) != 3 || r.ExpectedImpact.GainPoints != 0 {
+				t.Errorf("severity recommendation %+v: want 3 runs and no verdict gain (verdicts already agree)", r)
+			}
+			return
+		}
+	}
+	t.Errorf("no severity recommendation in %+v", recs)
+}
