@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+// refScore is one score's reference values (report_ref.py).
+type refScore struct {
+	PearsonR, PearsonP, PearsonLower, PearsonUpper float64
+	SpearmanRho                                    float64
+	MeanDelta, MeanDeltaLower, MeanDeltaUpper      float64
+	BABias, BASD, BALowerLoA, BAUpperLoA           float64
+}
+
+func (r *refScore) UnmarshalJSON(b []byte) error {
+	var m map[string]float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*r = refScore{m["pearson_r"], m["pearson_p"], m["pearson_lower"], m["pearson_upper"], m["spearman_rho"],
+		m["mean_delta"], m["mean_delta_lower"], m["mean_delta_upper"], m["ba_bias"], m["ba_sd"], m["ba_lower_loa"], m["ba_upper_loa"]}
+	return nil
+}
+
+// TestRunReportMatchesIndependentReference checks the whole pipeline's
+// numbers for testdata/inspections/twelve.jsonl against values computed
+// with scipy 1.10.1, statsmodels 0.13.5 and scikit-learn 1.2.1 by
+// testdata/reference/report/report_ref.py (provenance in its output):
+// the pairing of light and deep, the deep-minus-light direction, the
+// percentages, the verdict order of the kappa table and the light-score
+// forecast.
+func TestRunReportMatchesIndependentReference(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	data, err := os.ReadFile("testdata/reference/report/report_values.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		N         int
+		Agreement struct {
+			Matches                          int
+			Percent, WilsonLower, WilsonUpper float64
+		}
+		RuntimeFidelity   refScore `json:"runtime_fidelity"`
+		TaskEffectiveness refScore `json:"task_effectiveness"`
+		Confusion         [][]int
+		KappaUnweighted   struct{ Value, SE float64 } `json:"kappa_unweighted"`
+		KappaLinear       struct{ Value, SE float64 } `json:"kappa_linear"`
+		KappaQuadratic    struct{ Value, SE float64 } `json:"kappa_quadratic"`
+		Forecast          struct{ Brier, Calibration, BaseRate float64 } `json:"forecast"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	// encoding/json matches wilson_lower to WilsonLower case-insensitively
+	// only without underscores; read those by hand.
+	var raw map[string]map[string]float64
+	_ = json.Unmarshal(data, &raw)
+	ref.Agreement.WilsonLower, ref.Agreement.WilsonUpper = raw["agreement"]["wilson_lower"], raw["agreement"]["wilson_upper"]
+	ref.Forecast.BaseRate = raw["forecast"]["base_rate"]
+
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--format", "json", "--inspections", "testdata/inspections/twelve.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-9
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s = %.15g, reference %.15g", name, got, want)
+		}
+	}
+	if r.SampleSize != ref.N || r.AgreementRate.Matches != ref.Agreement.Matches {
+		t.Fatalf("n %d matches %d, reference %d and %d", r.SampleSize, r.AgreementRate.Matches, ref.N, ref.Agreement.Matches)
+	}
+	near("agreement percent", r.AgreementRate.Percent, ref.Agreement.Percent)
+	near("agreement wilson lower", r.AgreementRate.Wilson95.Lower, ref.Agreement.WilsonLower)
+	near("agreement wilson upper", r.AgreementRate.Wilson95.Upper, ref.Agreement.WilsonUpper)
+	for _, s := range []struct {
+		name string
+		corr aggregate.Correlation
+		d    aggregate.ScoreDelta
+		ref  refScore
+	}{
+		{"runtime_fidelity", r.ScoreCorrelation.RuntimeFidelity, r.MeanScoreDelta.RuntimeFidelity, ref.RuntimeFidelity},
+		{"task_effectiveness", r.ScoreCorrelation.TaskEffectiveness, r.MeanScoreDelta.TaskEffectiveness, ref.TaskEffectiveness},
+	} {
+		if s.corr.R == nil {
+			t.Fatalf("%s: no correlation (%s%s)", s.name, s.corr.Insufficient, s.corr.Undefined)
+		}
+		near(s.name+" pearson r", *s.corr.R, s.ref.PearsonR)
+		near(s.name+" pearson p", *s.corr.P, s.ref.PearsonP)
+		near(s.name+" pearson lower", s.corr.CI95.Lower, s.ref.PearsonLower)
+		near(s.name+" pearson upper", s.corr.CI95.Upper, s.ref.PearsonUpper)
+		near(s.name+" spearman", *s.corr.Spearman, s.ref.SpearmanRho)
+		near(s.name+" mean delta", s.d.Mean, s.ref.MeanDelta)
+		near(s.name+" mean delta lower", s.d.CI95.Lower, s.ref.MeanDeltaLower)
+		near(s.name+" mean delta upper", s.d.CI95.Upper, s.ref.MeanDeltaUpper)
+		near(s.name+" bland-altman bias", s.d.BlandAltman.Bias, s.ref.BABias)
+		near(s.name+" bland-altman sd", s.d.BlandAltman.SD, s.ref.BASD)
+		near(s.name+" lower limit of agreement", s.d.BlandAltman.Lower, s.ref.BALowerLoA)
+		near(s.name+" upper limit of agreement", s.d.BlandAltman.Upper, s.ref.BAUpperLoA)
+	}
+	for i := range ref.Confusion {
+		for j := range ref.Confusion[i] {
+			if r.Confusion.Counts[i][j] != ref.Confusion[i][j] {
+				t.Errorf("confusion[%d][%d] = %d, reference %d", i, j, r.Confusion.Counts[i][j], ref.Confusion[i][j])
+			}
+		}
+	}
+	near("kappa unweighted", r.Kappa.Unweighted.Value, ref.KappaUnweighted.Value)
+	near("kappa unweighted se", r.Kappa.Unweighted.SE, ref.KappaUnweighted.SE)
+	near("kappa linear", r.Kappa.Linear.Value, ref.KappaLinear.Value)
+	near("kappa linear se", r.Kappa.Linear.SE, ref.KappaLinear.SE)
+	near("kappa quadratic", r.Kappa.Quadratic.Value, ref.KappaQuadratic.Value)
+	near("kappa quadratic se", r.Kappa.Quadratic.SE, ref.KappaQuadratic.SE)
+	near("forecast brier", *r.Forecast.Brier, ref.Forecast.Brier)
+	near("forecast calibration", *r.Forecast.Calibration, ref.Forecast.Calibration)
+	near("forecast base rate", r.Forecast.BaseRate, ref.Forecast.BaseRate)
+}
