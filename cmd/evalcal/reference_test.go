@@ -44,15 +44,15 @@ func TestRunReportMatchesIndependentReference(t *testing.T) {
 	var ref struct {
 		N         int
 		Agreement struct {
-			Matches                          int
+			Matches                           int
 			Percent, WilsonLower, WilsonUpper float64
 		}
 		RuntimeFidelity   refScore `json:"runtime_fidelity"`
 		TaskEffectiveness refScore `json:"task_effectiveness"`
 		Confusion         [][]int
-		KappaUnweighted   struct{ Value, SE float64 } `json:"kappa_unweighted"`
-		KappaLinear       struct{ Value, SE float64 } `json:"kappa_linear"`
-		KappaQuadratic    struct{ Value, SE float64 } `json:"kappa_quadratic"`
+		KappaUnweighted   struct{ Value, SE float64 }                    `json:"kappa_unweighted"`
+		KappaLinear       struct{ Value, SE float64 }                    `json:"kappa_linear"`
+		KappaQuadratic    struct{ Value, SE float64 }                    `json:"kappa_quadratic"`
 		Forecast          struct{ Brier, Calibration, BaseRate float64 } `json:"forecast"`
 	}
 	if err := json.Unmarshal(data, &ref); err != nil {
