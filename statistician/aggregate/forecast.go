@@ -14,7 +14,11 @@ import (
 //	y = 1 if deep's verdict is pass, else 0
 //
 // and scores it with the Brier score, the 0-100 calibration score, the
-// CORP decomposition and an equal-frequency reliability table. If light's
+// CORP decomposition and a reliability table of fixed-width bins. Light
+// scores take few distinct values (the builtin's caps put most runs at
+// 0.825), and equal-frequency bins would split such ties across several
+// bins of the same forecast; fixed-width bins never split a value, and an
+// empty bin carries no rate. If light's
 // score means what it says, runs light scores at 0.8 pass deep about 80%
 // of the time. When no run was compared, only Reason is set.
 type Forecast struct {
@@ -62,7 +66,7 @@ func lightAsForecast(cs []comparator.Comparison, bins int) Forecast {
 	} else {
 		f.Reason = fmt.Sprintf("corp: %v", err)
 	}
-	if b, err := statistician.MurphyBinned(p, y, bins, statistician.EqualFrequencyBins); err == nil {
+	if b, err := statistician.MurphyBinned(p, y, bins, statistician.FixedBins); err == nil {
 		f.Reliability = &b
 	} else {
 		f.Reason = fmt.Sprintf("reliability: %v", err)
