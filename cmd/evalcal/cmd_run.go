@@ -148,6 +148,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stderr, "evalcal: %d inspector calls, %d from cache, %d failures\n", res.Calls, res.CacheHits, len(res.Failures))
 	rep := newRunReport(f, args, insp.Identity(), sample)
 	fillResults(rep, comparator.Compare(res.Pairs), res.Failures, f.bins)
+	if f.sample > len(sample.Runs) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", f.sample, len(sample.Runs)))
+	}
 	if u, ok := insp.(interface{ Unattributed() []string }); ok {
 		for _, line := range u.Unattributed() {
 			rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)

@@ -318,3 +318,11 @@ func TestRunWithBadSavedLinesRecordsThemAndGoesOn(t *testing.T) {
 		t.Errorf("the unattributable line 25 is not in the warnings: %q", w)
 	}
 }
+
+func TestRunSampleLargerThanTheValidRunsSaysSo(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, _, code := runCLI(t, "run", "--no-cache", "--sample", "100", "--inspections", "testdata/inspections/twelve.jsonl")
+	if code != 0 || !strings.Contains(out, "--sample 100 asked for more runs than the 12 valid ones") {
+		t.Errorf("exit %d; no warning about the short sample", code)
+	}
+}
