@@ -81,6 +81,10 @@ type Sample struct {
 	Composition sampler.Composition `yaml:"composition" json:"composition"`
 	Runs        []SampleRun         `yaml:"runs" json:"runs"`
 	Invalid     []Invalid           `yaml:"invalid" json:"invalid"`
+	// Rejected lists saved-inspection lines that name no readable run_id
+	// and depth ("file:line: why"); lines that do name them fail that
+	// inspection instead.
+	Rejected []string `yaml:"rejected,omitempty" json:"rejected,omitempty"`
 }
 
 // SampleRun is one sampled run as the sampler described it.

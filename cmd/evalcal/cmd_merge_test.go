@@ -102,3 +102,45 @@ func TestShardFlagIsValidated(t *testing.T) {
 		}
 	}
 }
+
+// Warnings derived from the sample (an oversized --sample, rejected saved
+// lines) must survive sharding: merge recomputes them from the report.
+func TestMergeKeepsSampleWarningsExact(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	good, err := os.ReadFile("testdata/inspections/twelve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(t.TempDir(), "saved.jsonl")
+	if err := os.WriteFile(saved, append(good, []byte("{\"depth\": \"light\"}\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, input := range [][]string{
+		{"--sample", "100", "testdata/runs"},
+		{"--sample", "100", "--inspections", saved},
+	} {
+		whole, stderr, code := runCLI(t, append([]string{"run", "--no-cache"}, input...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", input, code, stderr)
+		}
+		dir := t.TempDir()
+		var shards []string
+		for _, s := range []string{"1/2", "2/2"} {
+			p := filepath.Join(dir, strings.ReplaceAll(s, "/", "-")+".yaml")
+			if _, stderr, code := runCLI(t, append([]string{"run", "--no-cache", "--shard", s, "-o", p}, input...)...); code != 0 {
+				t.Fatalf("shard %s: exit %d: %s", s, code, stderr)
+			}
+			shards = append(shards, p)
+		}
+		merged, stderr, code := runCLI(t, append([]string{"merge"}, shards...)...)
+		if code != 0 {
+			t.Fatalf("merge: exit %d: %s", code, stderr)
+		}
+		if merged != whole {
+			t.Errorf("%v: merged shards differ from the unsharded report", input)
+		}
+		if !strings.Contains(whole, "asked for more runs") {
+			t.Errorf("%v: the oversized-sample warning is missing", input)
+		}
+	}
+}

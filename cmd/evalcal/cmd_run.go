@@ -147,15 +147,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stderr, "evalcal: %d inspector calls, %d from cache, %d failures\n", res.Calls, res.CacheHits, len(res.Failures))
 	rep := newRunReport(f, args, insp.Identity(), sample)
-	fillResults(rep, comparator.Compare(res.Pairs), res.Failures, f.bins)
-	if f.sample > len(sample.Runs) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", f.sample, len(sample.Runs)))
-	}
 	if u, ok := insp.(interface{ Unattributed() []string }); ok {
-		for _, line := range u.Unattributed() {
-			rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
-		}
+		rep.Sample.Rejected = u.Unattributed()
 	}
+	fillResults(rep, comparator.Compare(res.Pairs), res.Failures, f.bins)
 
 	return finishReport(rep, baseline, gs, f.format, f.out, stdout, stderr, func() error {
 		if len(res.Pairs) == 0 {
@@ -387,6 +382,12 @@ func fillResults(rep *report.Report, cs []comparator.Comparison, failures []runn
 	}
 	if withWarnings > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
+	}
+	if n := rep.Inputs.SampleLimit; n > len(rep.Sample.Runs) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", n, len(rep.Sample.Runs)))
+	}
+	for _, line := range rep.Sample.Rejected {
+		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
 	}
 }
 
