@@ -88,3 +88,44 @@ func countFiles(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// TestProgressBarOnlyOnATerminal runs the built binary under script(1),
+// which gives it a pseudo-terminal, and without one: the bar appears only
+// on the terminal, and stdout stays the document alone in both cases.
+func TestProgressBarOnlyOnATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	scriptPath, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	root := repoRoot(t)
+	bin := filepath.Join(t.TempDir(), "evalcal")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join(root, "cmd", "evalcal")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	report := filepath.Join(t.TempDir(), "r.yaml")
+	cmdline := bin + " run --no-cache --sample 6 -o " + report + " testdata/runs"
+	tty := exec.Command(scriptPath, "-qec", cmdline, os.DevNull)
+	tty.Dir = root
+	out, err := tty.CombinedOutput()
+	if err != nil {
+		t.Fatalf("under script: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("evalcal: inspecting")) {
+		t.Errorf("no progress bar on a terminal:\n%s", out)
+	}
+	plain := exec.Command(bin, "run", "--no-cache", "--sample", "6", "-o", report, "testdata/runs")
+	plain.Dir = root
+	var stderr bytes.Buffer
+	plain.Stderr = &stderr
+	if err := plain.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(stderr.Bytes(), []byte("inspecting")) {
+		t.Errorf("progress bar written to a non-terminal:\n%s", stderr.String())
+	}
+}
