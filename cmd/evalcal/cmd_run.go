@@ -258,6 +258,8 @@ func (f *runFlags) check() error {
 		return usageErrorf("run: -timeout must be positive, got %s", f.timeout)
 	case f.sample < 0:
 		return usageErrorf("run: -sample must be 0 (all) or more, got %d", f.sample)
+	case f.seed < 0:
+		return usageErrorf("run: -seed must be 0 or more, got %d", f.seed)
 	case f.bins < 1:
 		return usageErrorf("run: -bins must be at least 1, got %d", f.bins)
 	case !validReportFormat(f.format):

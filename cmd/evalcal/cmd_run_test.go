@@ -145,6 +145,7 @@ func TestRunExitCodes(t *testing.T) {
 		{"no paths", []string{"run"}, 2, "no run PATH"},
 		{"unknown flag", []string{"run", "--bogus", "testdata/runs"}, 2, "bogus"},
 		{"jobs zero", []string{"run", "--jobs", "0", "testdata/runs"}, 2, "-jobs must be at least 1"},
+		{"negative seed", []string{"run", "--seed", "-4", "testdata/runs"}, 2, "-seed must be 0 or more"},
 		{"bad format", []string{"run", "--format", "xml", "testdata/runs"}, 2, "-format"},
 		{"bad inspector", []string{"run", "--inspector", "magic", "testdata/runs"}, 2, "-inspector"},
 		{"paths and inspections", []string{"run", "--inspections", "x.jsonl", "testdata/runs"}, 2, "not both"},
