@@ -262,10 +262,19 @@ func summarySection(r *Report) section {
 		{string(comparator.SeverityMismatch), strconv.Itoa(b.SeverityMismatch)},
 		{string(comparator.FalsePositive), strconv.Itoa(b.FalsePositive)},
 	}}
-	return section{Heading: "Summary", Blocks: []block{
+	blocks := []block{
 		{Table: &table{Header: []string{"figure", "value", "95% interval"}, Rows: rows}},
 		{Table: &bd},
-	}}
+	}
+	if len(r.AgreementBySystem) > 0 {
+		st := table{Header: []string{"system", "agreement", "runs", "95% interval", "simultaneous 95% (all systems)"}}
+		for _, sa := range r.AgreementBySystem {
+			st.Rows = append(st.Rows, []string{sa.System, pct(sa.Percent), strconv.Itoa(sa.Matches) + "/" + strconv.Itoa(sa.N),
+				interval(sa.Wilson95, 1, "%"), interval(sa.Simultaneous, 1, "%")})
+		}
+		blocks = append(blocks, block{Table: &st})
+	}
+	return section{Heading: "Summary", Blocks: blocks}
 }
 
 func scoreSection(name string, c aggregate.Correlation, d aggregate.ScoreDelta) section {

@@ -22,24 +22,25 @@ const SchemaVersion = 1
 // Report is the calibration report. Field order is the document's key
 // order; every top-level key is always present.
 type Report struct {
-	SchemaVersion         int                        `yaml:"schema_version" json:"schema_version"`
-	GeneratedBy           string                     `yaml:"generated_by" json:"generated_by"`
-	Inputs                Inputs                     `yaml:"inputs" json:"inputs"`
-	SampleSize            int                        `yaml:"sample_size" json:"sample_size"`
-	Sample                Sample                     `yaml:"sample" json:"sample"`
-	AgreementRate         aggregate.AgreementRate    `yaml:"agreement_rate" json:"agreement_rate"`
-	ScoreCorrelation      aggregate.ScoreCorrelation `yaml:"score_correlation" json:"score_correlation"`
-	MeanScoreDelta        aggregate.MeanScoreDelta   `yaml:"mean_score_delta" json:"mean_score_delta"`
-	BiasDirection         string                     `yaml:"bias_direction" json:"bias_direction"`
-	DisagreementBreakdown aggregate.Breakdown        `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
-	Confidence            string                     `yaml:"confidence" json:"confidence"`
-	Preliminary           bool                       `yaml:"preliminary" json:"preliminary"`
-	Kappa                 aggregate.KappaSection     `yaml:"kappa" json:"kappa"`
-	Confusion             aggregate.Confusion        `yaml:"confusion" json:"confusion"`
-	Forecast              aggregate.Forecast         `yaml:"forecast" json:"forecast"`
-	Disagreements         []comparator.Comparison    `yaml:"disagreements" json:"disagreements"`
-	Comparisons           []comparator.Comparison    `yaml:"comparisons" json:"comparisons"`
-	Failures              []runner.Failure           `yaml:"failures" json:"failures"`
+	SchemaVersion         int                         `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy           string                      `yaml:"generated_by" json:"generated_by"`
+	Inputs                Inputs                      `yaml:"inputs" json:"inputs"`
+	SampleSize            int                         `yaml:"sample_size" json:"sample_size"`
+	Sample                Sample                      `yaml:"sample" json:"sample"`
+	AgreementRate         aggregate.AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
+	AgreementBySystem     []aggregate.SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
+	ScoreCorrelation      aggregate.ScoreCorrelation  `yaml:"score_correlation" json:"score_correlation"`
+	MeanScoreDelta        aggregate.MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
+	BiasDirection         string                      `yaml:"bias_direction" json:"bias_direction"`
+	DisagreementBreakdown aggregate.Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
+	Confidence            string                      `yaml:"confidence" json:"confidence"`
+	Preliminary           bool                        `yaml:"preliminary" json:"preliminary"`
+	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
+	Confusion             aggregate.Confusion         `yaml:"confusion" json:"confusion"`
+	Forecast              aggregate.Forecast          `yaml:"forecast" json:"forecast"`
+	Disagreements         []comparator.Comparison     `yaml:"disagreements" json:"disagreements"`
+	Comparisons           []comparator.Comparison     `yaml:"comparisons" json:"comparisons"`
+	Failures              []runner.Failure            `yaml:"failures" json:"failures"`
 	// Partial is true when some inspections failed, so the statistics
 	// cover fewer runs than were sampled.
 	Partial         bool                     `yaml:"partial" json:"partial"`

@@ -347,6 +347,7 @@ func fillResults(rep *report.Report, cs []comparator.Comparison, failures []runn
 	st := aggregate.Compute(cs, aggregate.Options{Bins: bins})
 	rep.SampleSize = st.SampleSize
 	rep.AgreementRate = st.AgreementRate
+	rep.AgreementBySystem = st.AgreementBySystem
 	rep.ScoreCorrelation = st.ScoreCorrelation
 	rep.MeanScoreDelta = st.MeanScoreDelta
 	rep.BiasDirection = st.BiasDirection

@@ -118,6 +118,23 @@ func TestRunReportMatchesIndependentReference(t *testing.T) {
 			}
 		}
 	}
+	var bySystem struct {
+		AgreementBySystem []map[string]any `json:"agreement_by_system"`
+	}
+	_ = json.Unmarshal(data, &bySystem)
+	if len(bySystem.AgreementBySystem) != len(r.AgreementBySystem) || len(r.AgreementBySystem) != 4 {
+		t.Fatalf("%d systems in the report, %d in the reference, want 4", len(r.AgreementBySystem), len(bySystem.AgreementBySystem))
+	}
+	for i, want := range bySystem.AgreementBySystem {
+		got := r.AgreementBySystem[i]
+		if got.System != want["system"] || float64(got.Matches) != want["matches"].(float64) || float64(got.N) != want["n"].(float64) {
+			t.Errorf("system %d: %+v, reference %v", i, got, want)
+		}
+		near(got.System+" wilson lower", got.Wilson95.Lower, want["wilson_lower"].(float64))
+		near(got.System+" wilson upper", got.Wilson95.Upper, want["wilson_upper"].(float64))
+		near(got.System+" simultaneous lower", got.Simultaneous.Lower, want["simultaneous_lower"].(float64))
+		near(got.System+" simultaneous upper", got.Simultaneous.Upper, want["simultaneous_upper"].(float64))
+	}
 	near("kappa unweighted", r.Kappa.Unweighted.Value, ref.KappaUnweighted.Value)
 	near("kappa unweighted se", r.Kappa.Unweighted.SE, ref.KappaUnweighted.SE)
 	near("kappa linear", r.Kappa.Linear.Value, ref.KappaLinear.Value)

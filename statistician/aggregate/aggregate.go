@@ -48,6 +48,7 @@ var verdictOrder = []string{runner.VerdictFail, runner.VerdictPartial, runner.Ve
 type Stats struct {
 	SampleSize            int                     `yaml:"sample_size" json:"sample_size"`
 	AgreementRate         AgreementRate           `yaml:"agreement_rate" json:"agreement_rate"`
+	AgreementBySystem     []SystemAgreement       `yaml:"agreement_by_system" json:"agreement_by_system"`
 	ScoreCorrelation      ScoreCorrelation        `yaml:"score_correlation" json:"score_correlation"`
 	MeanScoreDelta        MeanScoreDelta          `yaml:"mean_score_delta" json:"mean_score_delta"`
 	BiasDirection         string                  `yaml:"bias_direction" json:"bias_direction"`
@@ -93,6 +94,23 @@ type AgreementRate struct {
 	Matches  int                   `yaml:"matches" json:"matches"`
 	N        int                   `yaml:"n" json:"n"`
 	Wilson95 statistician.Interval `yaml:"wilson95" json:"wilson95"`
+}
+
+// SystemAgreement is the agreement rate on one system's runs, in percent,
+// with its Wilson 95% interval and a simultaneous interval: Wilson at the
+// Bonferroni-adjusted z for all k systems at once,
+//
+//	z' = Phi^-1(1 - 0.025/k)
+//
+// (statistician.BonferroniZ(Z95, k)), so that all k intervals hold
+// together with 95% confidence. Systems are sorted by name.
+type SystemAgreement struct {
+	System       string                `yaml:"system" json:"system"`
+	Percent      float64               `yaml:"percent" json:"percent"`
+	Matches      int                   `yaml:"matches" json:"matches"`
+	N            int                   `yaml:"n" json:"n"`
+	Wilson95     statistician.Interval `yaml:"wilson95" json:"wilson95"`
+	Simultaneous statistician.Interval `yaml:"simultaneous95" json:"simultaneous95"`
 }
 
 // ScoreCorrelation holds the light-versus-deep correlation of each score.
@@ -200,6 +218,7 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 	}
 
 	s.AgreementRate = agreement(matches, n)
+	s.AgreementBySystem = bySystem(cs)
 	s.ScoreCorrelation = ScoreCorrelation{
 		RuntimeFidelity:   correlation(lightRF, deepRF),
 		TaskEffectiveness: correlation(lightTE, deepTE),
@@ -231,6 +250,39 @@ func agreement(matches, n int) AgreementRate {
 		a.Wilson95 = statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
 	}
 	return a
+}
+
+func bySystem(cs []comparator.Comparison) []SystemAgreement {
+	type count struct{ matches, n int }
+	counts := map[string]*count{}
+	for _, c := range cs {
+		k := counts[c.System]
+		if k == nil {
+			k = &count{}
+			counts[c.System] = k
+		}
+		k.n++
+		if c.VerdictMatch {
+			k.matches++
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for name := range counts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	zk := statistician.BonferroniZ(statistician.Z95, len(names))
+	out := make([]SystemAgreement, 0, len(names))
+	for _, name := range names {
+		k := counts[name]
+		a := agreement(k.matches, k.n)
+		sa := SystemAgreement{System: name, Percent: a.Percent, Matches: k.matches, N: k.n, Wilson95: a.Wilson95}
+		if iv, err := statistician.WilsonInterval(k.matches, k.n, zk); err == nil {
+			sa.Simultaneous = statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
+		}
+		out = append(out, sa)
+	}
+	return out
 }
 
 func correlation(light, deep []float64) Correlation {

@@ -32,6 +32,19 @@ lo, hi = proportion_confint(matches, n, alpha=0.05, method="wilson")
 out["agreement"] = {"matches": matches, "percent": 100 * matches / n, "wilson_lower": 100 * lo, "wilson_upper": 100 * hi}
 prov["agreement"] = "statsmodels.stats.proportion.proportion_confint(matches, n, alpha=0.05, method='wilson'), x100"
 
+systems = sorted({l["system"] for l in L})
+k = len(systems)
+out["agreement_by_system"] = []
+for sysname in systems:
+    pairs = [(l, d) for l, d in zip(L, D) if l["system"] == sysname]
+    m = sum(l["verdict"] == d["verdict"] for l, d in pairs)
+    lo, hi = proportion_confint(m, len(pairs), alpha=0.05, method="wilson")
+    slo, shi = proportion_confint(m, len(pairs), alpha=0.05 / k, method="wilson")
+    out["agreement_by_system"].append({"system": sysname, "matches": m, "n": len(pairs),
+                                       "wilson_lower": 100 * lo, "wilson_upper": 100 * hi,
+                                       "simultaneous_lower": 100 * slo, "simultaneous_upper": 100 * shi})
+prov["agreement_by_system"] = "statsmodels proportion_confint(method='wilson') per system at alpha=0.05 and at alpha=0.05/k (k systems: Bonferroni), x100"
+
 for score in ("runtime_fidelity", "task_effectiveness"):
     x = np.array([l[score] for l in L], float)
     y = np.array([d[score] for d in D], float)
