@@ -113,7 +113,7 @@ var (
 	headerRE     = regexp.MustCompile(`^#\s*run:\s*(\S+)(?:\s+(.*\S))?\s*$`)
 	endRE        = regexp.MustCompile(`^---end(?:\s+(.*\S))?\s*$`)
 	errorRE      = regexp.MustCompile(`^---error(?:\s+(\S+))?(?:\s+(.*\S))?\s*$`)
-	metaRE       = regexp.MustCompile("^(?:[-*]\\s+)?(program|root|source|system|run_id):\\s*(.+?)\\s*$")
+	metaRE       = regexp.MustCompile(`^(?:[-*]\s+)?(program|root|source|system|run_id):\s*(.+?)\s*$`)
 	narrativeRE  = regexp.MustCompile(`^#{2,4}\s+([A-Za-z0-9_.-]+)\s+(?:—|–|-|→)\s+(completed|failed|skipped|errored)\b\s*(.*?)\s*$`)
 	iterationRE  = regexp.MustCompile(`^#(\d+)\s+`)
 	bracketKind  = regexp.MustCompile(`^\[([a-z-]+)\]\s*`)
