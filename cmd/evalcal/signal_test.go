@@ -21,12 +21,7 @@ func TestInterruptKeepsFinishedInspections(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	root := repoRoot(t)
-	bin := filepath.Join(t.TempDir(), "evalcal")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "evalcal")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildEvalcal(t)
 	cache := t.TempDir()
 	args := []string{"run", "--cache", cache, "--jobs", "2", "--sample", "12",
 		"--inspector", "exec:sh " + filepath.Join(root, "testdata/inspectors/slow.sh") + " {run} {depth}", "testdata/runs"}
@@ -101,12 +96,7 @@ func TestProgressBarOnlyOnATerminal(t *testing.T) {
 		t.Skip("script(1) is not installed")
 	}
 	root := repoRoot(t)
-	bin := filepath.Join(t.TempDir(), "evalcal")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(root, "cmd", "evalcal")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildEvalcal(t)
 	report := filepath.Join(t.TempDir(), "r.yaml")
 	cmdline := bin + " run --no-cache --sample 6 -o " + report + " testdata/runs"
 	tty := exec.Command(scriptPath, "-qec", cmdline, os.DevNull)
@@ -128,4 +118,17 @@ func TestProgressBarOnlyOnATerminal(t *testing.T) {
 	if bytes.Contains(stderr.Bytes(), []byte("inspecting")) {
 		t.Errorf("progress bar written to a non-terminal:\n%s", stderr.String())
 	}
+}
+
+// buildEvalcal builds the command into a temporary directory and returns
+// the binary's path.
+func buildEvalcal(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "evalcal")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = filepath.Join(repoRoot(t), "cmd", "evalcal")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }
