@@ -113,11 +113,19 @@ type Invalid struct {
 }
 
 // YAML renders the report as YAML with two-space indentation.
-func (r *Report) YAML() ([]byte, error) {
+func (r *Report) YAML() ([]byte, error) { return EncodeYAML(r) }
+
+// JSON renders the report as indented JSON.
+func (r *Report) JSON() ([]byte, error) { return EncodeJSON(r) }
+
+// EncodeYAML renders any document (the calibration report, a score or
+// calls document) as YAML with two-space indentation; key order is the
+// structs' field order.
+func EncodeYAML(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, fmt.Errorf("report: encode yaml: %w", err)
 	}
 	if err := enc.Close(); err != nil {
@@ -126,9 +134,9 @@ func (r *Report) YAML() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// JSON renders the report as indented JSON.
-func (r *Report) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
+// EncodeJSON renders any document as indented JSON with a final newline.
+func EncodeJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("report: encode json: %w", err)
 	}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -180,17 +177,7 @@ func (doc callsDocument) view() report.CallsView {
 // withoutOutputFlag is args without -o and its value: where a document is
 // written cannot change it.
 func withoutOutputFlag(args []string) []string {
-	out := []string{}
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "-o" || a == "--o":
-			i++
-		case strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--o="):
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
+	return dropFlags(args, map[string]bool{"o": true})
 }
 
 func readPricesFile(ctx context.Context, path string) (*forecast.Prices, []forecast.BadLine, error) {
@@ -272,20 +259,7 @@ func checkForecastFormat(format string) error {
 // encodeForecastDocument renders v as YAML (2-space indent) or indented JSON.
 func encodeForecastDocument(v any, format string) ([]byte, error) {
 	if format == "json" {
-		data, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("encode json: %w", err)
-		}
-		return append(data, '\n'), nil
+		return report.EncodeJSON(v)
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encode yaml: %w", err)
-	}
-	return buf.Bytes(), nil
+	return report.EncodeYAML(v)
 }

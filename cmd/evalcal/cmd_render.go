@@ -9,7 +9,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/report"
 )
 
@@ -82,21 +81,11 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 		}
 		return renderFormats[format](r)
 	case hasOptions:
-		var doc forecast.ScoreReport
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("decode score document: %w", err)
+		doc, err := parseScoreDocument(data)
+		if err != nil {
+			return nil, err
 		}
-		if doc.SchemaVersion > forecast.ScoreSchemaVersion {
-			return nil, fmt.Errorf("%w: score document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
-				report.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
-		}
-		switch format {
-		case "markdown", "md":
-			return report.ScoreMarkdown(&doc)
-		case "html":
-			return report.ScoreHTML(&doc)
-		}
-		return encodeForecastDocument(doc, format)
+		return encodeScoreReport(*doc, format)
 	case hasAsOf:
 		var doc callsDocument
 		if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -440,7 +440,12 @@ func sampleHash(runs []sampler.Run) string {
 }
 
 // recordedArgs drops the flags that cannot change the report's content.
-func recordedArgs(args []string) []string {
+func recordedArgs(args []string) []string { return dropFlags(args, volatileRunFlags) }
+
+// dropFlags returns args without the named flags (in -f, --f, -f=v or
+// --f=v form) and, for a flag whose map value is true, the value that
+// follows it. "--" ends the flags.
+func dropFlags(args []string, flags map[string]bool) []string {
 	out := []string{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -451,7 +456,7 @@ func recordedArgs(args []string) []string {
 		name := strings.TrimLeft(a, "-")
 		if strings.HasPrefix(a, "-") && name != "" {
 			key, _, hasValue := strings.Cut(name, "=")
-			if takesValue, ok := volatileRunFlags[key]; ok {
+			if takesValue, ok := flags[key]; ok {
 				if takesValue && !hasValue {
 					i++
 				}

@@ -183,15 +183,26 @@ func readScoreDocument(path string) (*forecast.ScoreReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	doc, err := parseScoreDocument(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// parseScoreDocument decodes a score document, refusing one that is not a
+// score document or has a newer schema_version than this evalcal reads.
+func parseScoreDocument(data []byte) (*forecast.ScoreReport, error) {
 	var doc forecast.ScoreReport
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("decode score document: %w", err)
 	}
 	switch {
 	case doc.SchemaVersion == 0 || doc.Groups == nil:
-		return nil, fmt.Errorf("%s: %w: not a score document", path, report.ErrNotReport)
+		return nil, fmt.Errorf("%w: not a score document", report.ErrNotReport)
 	case doc.SchemaVersion > forecast.ScoreSchemaVersion:
-		return nil, fmt.Errorf("%s: %w: schema_version %d, this evalcal reads up to %d", path, report.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
+		return nil, fmt.Errorf("%w: score document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
+			report.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
 	}
 	return &doc, nil
 }

@@ -47,7 +47,9 @@ func lightAsForecast(cs []comparator.Comparison, bins int) Forecast {
 	p := make([]float64, len(cs))
 	y := make([]int, len(cs))
 	for i, c := range cs {
-		p[i] = clamp01((c.Light.RuntimeFidelity + c.Light.TaskEffectiveness) / 200)
+		// Scores were checked to lie in 0..100 by the runner; an out-of-range
+		// value from another caller makes Brier fail with a reason below.
+		p[i] = (c.Light.RuntimeFidelity + c.Light.TaskEffectiveness) / 200
 		if c.DeepVerdict == runner.VerdictPass {
 			y[i] = 1
 			f.DeepPasses++
@@ -72,14 +74,4 @@ func lightAsForecast(cs []comparator.Comparison, bins int) Forecast {
 		f.Reason = fmt.Sprintf("reliability: %v", err)
 	}
 	return f
-}
-
-func clamp01(x float64) float64 {
-	switch {
-	case x < 0:
-		return 0
-	case x > 1:
-		return 1
-	}
-	return x
 }
