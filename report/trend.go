@@ -7,7 +7,6 @@ import (
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/forecast"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -225,17 +224,6 @@ func correlationChange(prev, cur aggregate.Correlation) Change {
 	})
 }
 
-// lightForecast is light's score as a probability of a deep pass, as the
-// statistician stage defines it (aggregate.Forecast): clamp01((light
-// runtime_fidelity + light task_effectiveness) / 200).
-func lightForecast(c comparator.Comparison) (p float64, y float64) {
-	p = math.Min(1, math.Max(0, (c.Light.RuntimeFidelity+c.Light.TaskEffectiveness)/200))
-	if c.DeepVerdict == runner.VerdictPass {
-		y = 1
-	}
-	return p, y
-}
-
 // squaredErrors returns the mean and SD of (p - y)^2 over the report's
 // comparisons and checks the mean against the report's Brier score.
 func squaredErrors(r *Report) (mean, sd float64, n int, err error) {
@@ -245,8 +233,8 @@ func squaredErrors(r *Report) (mean, sd float64, n int, err error) {
 	}
 	e := make([]float64, n)
 	for i, c := range r.Comparisons {
-		p, y := lightForecast(c)
-		e[i] = (p - y) * (p - y)
+		p, y := aggregate.LightForecast(c)
+		e[i] = (p - float64(y)) * (p - float64(y))
 		mean += e[i]
 	}
 	mean /= float64(n)

@@ -34,6 +34,19 @@ type Forecast struct {
 	Reason      string                          `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
+// LightForecast is one run's light score as a probability forecast of a
+// deep pass: p = (light runtime_fidelity + light task_effectiveness) / 200,
+// y = 1 when deep's verdict is pass. Scores were checked to lie in 0..100
+// by the runner; an out-of-range value from another caller makes Brier
+// fail with a reason. The report's trend uses the same definition.
+func LightForecast(c comparator.Comparison) (p float64, y int) {
+	p = (c.Light.RuntimeFidelity + c.Light.TaskEffectiveness) / 200
+	if c.DeepVerdict == runner.VerdictPass {
+		y = 1
+	}
+	return p, y
+}
+
 func lightAsForecast(cs []comparator.Comparison, bins int) Forecast {
 	f := Forecast{
 		Of:          "deep verdict is pass",
@@ -47,13 +60,8 @@ func lightAsForecast(cs []comparator.Comparison, bins int) Forecast {
 	p := make([]float64, len(cs))
 	y := make([]int, len(cs))
 	for i, c := range cs {
-		// Scores were checked to lie in 0..100 by the runner; an out-of-range
-		// value from another caller makes Brier fail with a reason below.
-		p[i] = (c.Light.RuntimeFidelity + c.Light.TaskEffectiveness) / 200
-		if c.DeepVerdict == runner.VerdictPass {
-			y[i] = 1
-			f.DeepPasses++
-		}
+		p[i], y[i] = LightForecast(c)
+		f.DeepPasses += y[i]
 	}
 	f.BaseRate = float64(f.DeepPasses) / float64(len(cs))
 	bs, err := statistician.Brier(p, y)
