@@ -61,11 +61,57 @@ type Flag struct {
 	Evidence    string `yaml:"evidence" json:"evidence"`
 }
 
-// Cost is what one inspection cost.
+// Cost is what one inspection cost. Tokens is the total; an LLM judge
+// also reports the split (Usage), which the runner prices per model.
 type Cost struct {
 	Seconds float64 `yaml:"seconds" json:"seconds"`
 	Tokens  int64   `yaml:"tokens" json:"tokens"`
 	USD     float64 `yaml:"usd" json:"usd"`
+	// Usage is the token split of an LLM judge's calls for this
+	// inspection (a repair attempt included); absent for other inspectors.
+	Usage *Usage `yaml:"usage,omitempty" json:"usage,omitempty"`
+}
+
+// Usage is token usage as a provider reports it. Input counts every
+// prompt token (cached ones included); CachedInput is the part served from
+// the provider's prompt cache; Reasoning is the part of Output spent on
+// hidden reasoning. Calls counts the HTTP requests that produced it.
+type Usage struct {
+	Model       string `yaml:"model" json:"model"`
+	Calls       int64  `yaml:"calls" json:"calls"`
+	Input       int64  `yaml:"input_tokens" json:"input_tokens"`
+	Output      int64  `yaml:"output_tokens" json:"output_tokens"`
+	CachedInput int64  `yaml:"cached_input_tokens" json:"cached_input_tokens"`
+	Reasoning   int64  `yaml:"reasoning_tokens" json:"reasoning_tokens"`
+	// Missing is true when a response carried no usage at all: the
+	// figures are then a lower bound.
+	Missing bool `yaml:"missing,omitempty" json:"missing,omitempty"`
+}
+
+// Add returns u plus v (Model is kept from u unless u has none).
+func (u Usage) Add(v Usage) Usage {
+	if u.Model == "" {
+		u.Model = v.Model
+	}
+	u.Calls += v.Calls
+	u.Input += v.Input
+	u.Output += v.Output
+	u.CachedInput += v.CachedInput
+	u.Reasoning += v.Reasoning
+	u.Missing = u.Missing || v.Missing
+	return u
+}
+
+// Billed is implemented by inspectors whose calls are billed per token
+// (the LLM judges). The runner uses it to price calls and to keep a
+// --max-cost budget: it never starts a call whose worst case could take
+// spending past the budget.
+type Billed interface {
+	// Model is the model name prices are looked up by.
+	Model() string
+	// MaxCallTokens bounds one Inspect call's tokens, its repair attempt
+	// included: input and output.
+	MaxCallTokens() (input, output int64)
 }
 
 // Inspector inspects one run at one depth. Implementations live in
