@@ -562,7 +562,10 @@ func TestRunGoesOnWhenTheCacheCannotBeWritten(t *testing.T) {
 
 func TestRunOfNoRunsGivesEmptyNotNilLists(t *testing.T) {
 	res, err := Run(context.Background(), nil, &fakeInspector{id: "f", answer: alwaysGood}, testOptions())
-	want := Result{Pairs: []Pair{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	want := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	zero := 0.0
+	want.Cost.Light = SideCost{Identity: "f", USD: &zero}
+	want.Cost.Deep = SideCost{Identity: "f", USD: &zero}
 	if d := cmp.Diff(want, res); err != nil || d != "" {
 		t.Errorf("err %v, (-want +got):\n%s", err, d)
 	}
