@@ -186,7 +186,7 @@ func finishReport(rep *report.Report, baseline *report.Report, gs []gates.Gate, 
 		fmt.Fprintf(stderr, "evalcal: report written to %s\n", out)
 	}
 	fmt.Fprintf(stderr, "evalcal: %d runs, agreement %.1f%% [%.1f, %.1f], confidence %s, bias %s\n",
-		rep.SampleSize, rep.AgreementRate.Percent, rep.AgreementRate.Wilson95.Lower, rep.AgreementRate.Wilson95.Upper,
+		rep.SampleSize, rep.AgreementRate.Value(), rep.AgreementRate.Interval().Lower, rep.AgreementRate.Interval().Upper,
 		rep.Confidence, rep.BiasDirection)
 	if len(rep.Recommendations) > 0 {
 		top := rep.Recommendations[0]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,10 +76,12 @@ func TestRunReportHasEveryTopLevelKeyInOrder(t *testing.T) {
 	for i := 0; i < len(m.Content); i += 2 {
 		keys = append(keys, m.Content[i].Value)
 	}
-	want := []string{"schema_version", "generated_by", "inputs", "sample_size", "sample", "agreement_rate",
-		"score_correlation", "mean_score_delta", "bias_direction", "disagreement_breakdown", "confidence",
-		"preliminary", "kappa", "confusion", "forecast", "disagreements", "comparisons", "failures",
-		"recommendations", "warnings"}
+	// The answer first, statistics and recommendations next, the per-run
+	// listings last (schema version 2, issue 10).
+	want := []string{"schema_version", "generated_by", "summary", "inputs", "sample_size", "agreement_rate",
+		"agreement_clustered", "agreement_by_system", "kappa", "leniency", "confusion", "confidence", "preliminary",
+		"bias_direction", "score_correlation", "mean_score_delta", "disagreement_breakdown", "forecast", "cost",
+		"recommendations", "warnings", "partial", "disagreements", "comparisons", "failures", "sample"}
 	j := 0
 	for _, k := range keys {
 		if j < len(want) && k == want[j] {
@@ -262,7 +265,7 @@ func TestRunWritesReportAtomicallyAndLeavesNoTemp(t *testing.T) {
 		t.Errorf("directory holds %d entries, want only the report", len(entries))
 	}
 	data, _ := os.ReadFile(target)
-	if !bytes.HasPrefix(data, []byte("schema_version: 1")) {
+	if !bytes.HasPrefix(data, []byte("schema_version: "+strconv.Itoa(report.SchemaVersion))) {
 		t.Errorf("report not replaced: %q", data[:20])
 	}
 }
