@@ -370,7 +370,7 @@ func (p *pipeline) inspectDepth(ctx context.Context, run sampler.Run, depth Dept
 			o.interrupted = true
 			return
 		}
-		insp, fail := p.inspectOne(ctx, run, depth, r)
+		insp, cached, fail := p.inspectOne(ctx, run, depth, r)
 		switch {
 		case fail != nil && ctx.Err() != nil:
 			// Cut short by the caller or a stop: not the inspector's failure.
@@ -381,7 +381,7 @@ func (p *pipeline) inspectDepth(ctx context.Context, run sampler.Run, depth Dept
 		default:
 			o.insp[k] = append(o.insp[k], insp)
 		}
-		p.bar.add()
+		p.bar.add(cached, fail != nil)
 	}
 }
 
@@ -403,8 +403,9 @@ func cacheIdentity(identity string, repeat int) string {
 }
 
 // inspectOne returns repeat r of the inspection of run at depth, from the
-// cache or the inspector, or the Failure after the last attempt.
-func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth, r int) (Inspection, *Failure) {
+// cache or the inspector (cached says which), or the Failure after the
+// last attempt.
+func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth, r int) (Inspection, bool, *Failure) {
 	s := p.sides[depthRank(depth)]
 	key := cacheIdentity(s.identity, r)
 	insp, ok, err := p.opts.Cache.Lookup(key, depth, run.ContentHash)
@@ -414,7 +415,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 	if ok {
 		insp.RunID = run.ID
 		s.recordOutcome(&insp, true, false)
-		return insp, nil
+		return insp, true, nil
 	}
 	fail := func(attempts int, reason string) *Failure {
 		s.recordOutcome(nil, false, true)
@@ -428,7 +429,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 			wait := p.backoff(attempts)
 			if ra, ok := RetryAfterOf(lastErr); ok {
 				if ra > p.opts.MaxRetryWait {
-					return Inspection{}, p.failed(s, run, fail(attempts, fmt.Sprintf("%v (the server asked to retry after %v, more than the %v cap)",
+					return Inspection{}, false, p.failed(s, run, fail(attempts, fmt.Sprintf("%v (the server asked to retry after %v, more than the %v cap)",
 						lastErr, ra, p.opts.MaxRetryWait)))
 				}
 				wait = max(wait, ra)
@@ -438,7 +439,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 			}
 		}
 		if !p.budget.reserve(s.worst) {
-			return Inspection{}, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
+			return Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
 		}
 		if err := s.wait(ctx); err != nil {
 			p.budget.settle(s.worst, 0)
@@ -466,12 +467,12 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 			}
 			s.recordOutcome(&insp, false, false)
 			s.noteEarly("", true)
-			return insp, nil
+			return insp, false, nil
 		}
 		lastErr = err
 		if IsFatal(err) {
 			p.halt(s, err)
-			return Inspection{}, fail(attempts, err.Error())
+			return Inspection{}, false, fail(attempts, err.Error())
 		}
 		if IsPermanent(err) || ctx.Err() != nil {
 			break
@@ -480,7 +481,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 	if lastErr == nil {
 		lastErr = ctx.Err()
 	}
-	return Inspection{}, p.failed(s, run, fail(attempts, lastErr.Error()))
+	return Inspection{}, false, p.failed(s, run, fail(attempts, lastErr.Error()))
 }
 
 // failed applies the stop-early rule to a failure of side s and returns f.

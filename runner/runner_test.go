@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -504,31 +503,6 @@ func TestRunRejectsBadOptionsBeforeAnyCall(t *testing.T) {
 	f := &fakeInspector{id: "f", answer: alwaysGood}
 	if _, err := Run(context.Background(), makeRuns(1), f, Options{Retries: -1}); err == nil || f.calls.Load() != 0 {
 		t.Errorf("negative retries: err %v after %d calls, want an error and no call", err, f.calls.Load())
-	}
-}
-
-func TestRunIsQuietOnNonTerminalProgressWriter(t *testing.T) {
-	var buf bytes.Buffer
-	file, err := os.CreateTemp(t.TempDir(), "progress")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	for _, w := range []interface {
-		Write([]byte) (int, error)
-	}{&buf, file} {
-		opts := testOptions()
-		opts.Progress = w
-		if _, err := Run(context.Background(), makeRuns(3), &fakeInspector{id: "f", answer: alwaysGood}, opts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	info, err := file.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if buf.Len() != 0 || info.Size() != 0 {
-		t.Errorf("progress written to a non-terminal: buffer %d bytes, file %d bytes", buf.Len(), info.Size())
 	}
 }
 
