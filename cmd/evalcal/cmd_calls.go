@@ -93,11 +93,11 @@ at all exits 1 with the reason, after writing the document.`,
 	fs.StringVar(&o.Calls, "calls", "", "trading calls `FILE`, a JSON object a line (required)")
 	fs.StringVar(&o.Prices, "prices", "", "prices `FILE`: CSV with header pool,ts,price, or JSONL (required)")
 	fs.StringVar(&o.AsOf, "as-of", "", "resolve as of this RFC 3339 `TIME`, 1970 or later (default now)")
-	fs.StringVar(&o.Weights, "weights", "", "composite `weights` term=weight,... (e.g. calibration=0.10,returns=0.50)")
+	fs.StringVar(&o.Weights, "weights", "", "composite weights `TERM=W,...` (e.g. calibration=0.10,returns=0.50)")
 	fs.StringVar(&o.Terms, "terms", "", "YAML or JSON `FILE`: agent -> term -> value (null = unmeasured), for the composite")
 	fs.BoolVar(&o.RequireSeals, "require-seals", false, "exit 3 when any counted call is unsealed or any call is tampered")
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
-	o.Output.addFlags(fs, "document", "yaml", "yaml, json, markdown or html")
+	o.Output.addFlags(fs, "document", "yaml", reportFormats)
 	return c
 }
 

@@ -28,6 +28,9 @@ type gateOptions struct {
 	Output  outputOptions
 }
 
+// gateFormats are the formats of a gate document.
+var gateFormats = []string{"yaml", "json"}
+
 // newCmdGate builds `evalcal gate`: it decides candidate lessons on
 // held-out evidence. It exits 0 whatever the decisions (a retired or
 // shadowed lesson is a result, not a failure), and 1 when the events hold
@@ -61,7 +64,7 @@ exit 1 with the reason, after writing the document.`,
 	fs := c.Flags()
 	fs.StringVar(&o.Events, "events", "", "candidates and their outcomes `FILE`, a JSON object a line (required)")
 	fs.StringVar(&o.History, "history", "", "history records `FILE` {layer, high_risk} for the per-layer baseline (default: baseline 0.5)")
-	o.Output.addFlags(fs, "document", "yaml", "yaml or json")
+	o.Output.addFlags(fs, "document", "yaml", gateFormats)
 	return c
 }
 
@@ -70,7 +73,7 @@ func (o *gateOptions) validate() error {
 	if o.Events == "" {
 		return usageErrorHint("Run 'evalcal gate --help' for usage.", "gate: --events is required")
 	}
-	if err := o.Output.resolve("gate", "yaml", "json"); err != nil {
+	if err := o.Output.resolve("gate", gateFormats...); err != nil {
 		return err
 	}
 	return o.Output.check("gate", o.io.Out, o.Events, o.History)

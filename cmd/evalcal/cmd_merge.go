@@ -55,7 +55,7 @@ SHARD_REPORT of - is read from stdin.`,
 	fs := c.Flags()
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` on the merged report (repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare the merged report with")
-	o.Output.addFlags(fs, "merged report", "yaml", "yaml, json, markdown or html")
+	o.Output.addFlags(fs, "merged report", "yaml", reportFormats)
 	return c
 }
 

@@ -29,6 +29,10 @@ type renderOptions struct {
 	Path   string // "-" is stdin
 }
 
+// renderOutputFormats are the formats render writes, markdown first (its
+// default).
+var renderOutputFormats = []string{"markdown", "md", "html", "json", "yaml"}
+
 // newCmdRender builds `evalcal render DOC`: it reads a saved calibration
 // report, score document or calls document (YAML or JSON) and writes it in
 // another format, computing nothing. A document with a newer
@@ -62,13 +66,13 @@ JSON) in another format, computing nothing. DOC - reads stdin. The format is
 			return renderRun(c.Context(), o)
 		},
 	}
-	o.Output.addFlags(c.Flags(), "document", "markdown", "markdown, html, json or yaml")
+	o.Output.addFlags(c.Flags(), "document", "markdown", renderOutputFormats)
 	return c
 }
 
 // validate checks the flags before any work.
 func (o *renderOptions) validate() error {
-	if err := o.Output.resolve("render", "markdown", "md", "html", "json", "yaml"); err != nil {
+	if err := o.Output.resolve("render", renderOutputFormats...); err != nil {
 		return err
 	}
 	return o.Output.check("render", o.io.Out, o.Path)

@@ -109,23 +109,23 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 
 // addFlags defines run's flags on fs.
 func (o *runOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Inspector, "inspector", "builtin", "inspector: builtin, exec:COMMAND or saved:FILE")
+	fs.StringVar(&o.Inspector, "inspector", "builtin", "`INSPECTOR`: builtin, exec:COMMAND or saved:FILE")
 	fs.StringVar(&o.Inspections, "inspections", "", "saved inspections `FILE` (JSONL); same as --inspector saved:FILE")
 	fs.IntVar(&o.Sample, "sample", 0, "calibrate on a diverse subset of `N` runs (0 = all valid runs)")
-	fs.Int64Var(&o.Seed, "seed", 1, "seed of the diverse subset (0 or more)")
+	fs.Int64Var(&o.Seed, "seed", 1, "`SEED` of the diverse subset (0 or more)")
 	fs.BoolVar(&o.AllowHomogeneous, "allow-homogeneous", false, "accept runs that all come from one system")
-	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "runs inspected at once (at least 1)")
+	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "`N` runs inspected at once (at least 1)")
 	fs.Lookup("jobs").DefValue = "number of CPUs" // the help shows no machine's count
-	fs.IntVar(&o.Retries, "retries", runner.DefaultRetries, "retries of a transiently failing inspector call")
-	fs.DurationVar(&o.Timeout, "timeout", runner.DefaultTimeout, "time limit of one inspector call")
+	fs.IntVar(&o.Retries, "retries", runner.DefaultRetries, "`N` retries of a transiently failing inspector call")
+	fs.DurationVar(&o.Timeout, "timeout", runner.DefaultTimeout, "time limit (`DURATION`) of one inspector call")
 	fs.StringVar(&o.CacheDir, "cache", "", "inspection cache `DIR` (default: the user cache dir's evalcal/inspections)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the inspection cache")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr (warnings and the summary still print)")
-	fs.IntVar(&o.Bins, "bins", 10, fmt.Sprintf("bins of the light-score reliability table (1..%d)", maxBins))
+	fs.IntVar(&o.Bins, "bins", 10, fmt.Sprintf("`N` bins of the light-score reliability table (1..%d)", maxBins))
 	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d); combine the shard reports with evalcal merge", maxShards))
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
-	o.Output.addFlags(fs, "report", "yaml", "yaml, json, markdown or html")
+	o.Output.addFlags(fs, "report", "yaml", reportFormats)
 }
 
 // validate checks every flag and argument before any work, naming the

@@ -82,18 +82,18 @@ exits 1 with the reason, after writing the document.`,
 	c.Annotations = map[string]string{usageAnnotation: "evalcal score [flags] FILE|-\nevalcal score [flags] --sqlite DB"}
 	fs := c.Flags()
 	fs.StringVar(&o.By, "by", def.By, "group forecasts by this top-level `FIELD`")
-	fs.IntVar(&o.MinResolved, "min-resolved", def.MinResolved, "fewest resolved forecasts for a calibration score")
-	fs.IntVar(&o.Bins, "bins", def.Bins, fmt.Sprintf("bins of the binned Murphy decomposition (1..%d)", maxScoreBins))
-	fs.StringVar(&o.Binning, "binning", string(def.Binning), "binning: equal-frequency or fixed")
-	fs.StringVar(&o.BaselineRate, "baseline-rate", "", "frozen base `rate` in (0, 1) for the skill score (default: each group's own)")
-	fs.Uint64Var(&o.Seed, "seed", def.Seed, "seed of the label's bootstrap")
+	fs.IntVar(&o.MinResolved, "min-resolved", def.MinResolved, "fewest resolved forecasts (`N`) for a calibration score")
+	fs.IntVar(&o.Bins, "bins", def.Bins, fmt.Sprintf("`N` bins of the binned Murphy decomposition (1..%d)", maxScoreBins))
+	fs.StringVar(&o.Binning, "binning", string(def.Binning), "`MODE` of binning: equal-frequency or fixed")
+	fs.StringVar(&o.BaselineRate, "baseline-rate", "", "frozen base `RATE` in (0, 1) for the skill score (default: each group's own)")
+	fs.Uint64Var(&o.Seed, "seed", def.Seed, "`SEED` of the label's bootstrap")
 	fs.BoolVar(&o.Strict, "strict", false, "fail on the first bad line instead of listing it")
 	fs.StringVar(&o.SQLite, "sqlite", "", "score the settled rows of task_prediction_log in this SQLite `DB` instead of a JSONL FILE")
 	fs.IntVar(&o.Window, "window", forecast.DefaultSQLiteWindow, fmt.Sprintf("with --sqlite: the newest `N` settled rows per agent (1..%d)", maxWindow))
 	fs.IntVar(&o.Trend, "trend", 0, fmt.Sprintf("add each group's learning trend over consecutive windows of `W` forecasts by time (0 = off, else 2..%d)", maxTrendWidth))
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous score document `FILE` to compare with (adds a trend section)")
-	o.Output.addFlags(fs, "score document", "yaml", "yaml, json, markdown or html")
+	o.Output.addFlags(fs, "score document", "yaml", reportFormats)
 	return c
 }
 

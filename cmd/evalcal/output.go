@@ -24,11 +24,29 @@ type outputOptions struct {
 	formatGiven bool
 }
 
-// addOutputFlags defines -o/--output and --format with the given default
-// format and list of formats (for the help).
-func (o *outputOptions) addFlags(fs *pflag.FlagSet, what, defaultFormat, formats string) {
-	fs.StringVarP(&o.Path, "output", "o", "", "write the "+what+" to `FILE` atomically instead of stdout; .yaml, .yml, .json, .md or .html picks the format")
-	fs.StringVar(&o.Format, "format", defaultFormat, "output `FORMAT`: "+formats)
+// addFlags defines -o/--output and --format, with the given default
+// format and the formats the command writes (the help lists them and the
+// -o extensions that pick them).
+func (o *outputOptions) addFlags(fs *pflag.FlagSet, what, defaultFormat string, formats []string) {
+	var exts []string
+	for _, e := range []string{".yaml", ".yml", ".json", ".md", ".html"} {
+		for _, f := range formats {
+			if extensionFormats[e] == f {
+				exts = append(exts, e)
+			}
+		}
+	}
+	fs.StringVarP(&o.Path, "output", "o", "", "write the "+what+" to `FILE` atomically instead of stdout; "+
+		orJoin(exts)+" picks the format")
+	fs.StringVar(&o.Format, "format", defaultFormat, "output `FORMAT`: "+formatList(formats))
+}
+
+// orJoin is "a, b or c".
+func orJoin(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // extensionFormats maps an -o file's extension (lower-cased) to the format
@@ -79,10 +97,7 @@ func formatList(formats []string) string {
 			names = append(names, f)
 		}
 	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return orJoin(names)
 }
 
 // check makes sure, before any work, that the document can be written:
