@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/forecast"
 )
@@ -44,16 +45,19 @@ func summarise(w io.Writer, total int, kind, where string, items []string) {
 	}
 }
 
-// oneLine keeps the first line of s, cut to maxItemWidth bytes.
+// oneLine folds s onto one line (runs of white space, newlines included,
+// become one space) and cuts it to maxItemWidth bytes, marking the cut
+// with "...".
 func oneLine(s string) string {
-	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
-	if len(first) > maxItemWidth {
-		first, more = first[:maxItemWidth], true
+	line := strings.Join(strings.Fields(s), " ")
+	if len(line) > maxItemWidth {
+		cut := maxItemWidth
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line = line[:cut] + " ..."
 	}
-	if more {
-		first += " ..."
-	}
-	return first
+	return line
 }
 
 // badLineItems formats bad lines as file:line: field: error.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -136,7 +137,7 @@ func (o *outputOptions) check(cmd string, stdout io.Writer, inputs ...string) er
 		if !fi.Mode().IsRegular() {
 			return nil
 		}
-	case !errors.Is(err, fs.ErrNotExist):
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 		return usageErrorf("%s: -o %s: %v", cmd, o.Path, err)
 	}
 	dir := filepath.Dir(target)

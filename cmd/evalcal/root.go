@@ -186,13 +186,18 @@ func flagError(c *cobra.Command, err error) error {
 }
 
 // suggestFlags returns up to three long flag names of fs close to typed:
-// at Levenshtein distance <= 2, or starting with typed when typed has at
-// least 3 characters; nearest first, then by name. Hidden flags and help
-// are never suggested.
+// at Levenshtein distance <= 2 (<= 1 when typed has at most 4
+// characters, where 2 edits reach unrelated names), or starting with
+// typed when typed has at least 3 characters; nearest first, then by
+// name. Hidden flags and help are never suggested.
 func suggestFlags(fs *pflag.FlagSet, typed string) []string {
 	type candidate struct {
 		name string
 		dist int
+	}
+	maxDist := 2
+	if len(typed) <= 4 {
+		maxDist = 1
 	}
 	var cs []candidate
 	fs.VisitAll(func(fl *pflag.Flag) {
@@ -200,7 +205,7 @@ func suggestFlags(fs *pflag.FlagSet, typed string) []string {
 			return
 		}
 		d := levenshtein(typed, fl.Name)
-		if d <= 2 || (len(typed) >= 3 && strings.HasPrefix(fl.Name, typed)) {
+		if d <= maxDist || (len(typed) >= 3 && strings.HasPrefix(fl.Name, typed)) {
 			cs = append(cs, candidate{fl.Name, d})
 		}
 	})
