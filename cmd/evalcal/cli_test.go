@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/report"
 )
 
 // expect checks a result's exit code, and that stdout and stderr contain
@@ -41,12 +44,15 @@ func expect(t *testing.T, what string, r binResult, code int, stdout, stderr []s
 
 const twelve = "testdata/inspections/twelve.jsonl"
 
+// reportHead is how a calibration report in YAML begins.
+var reportHead = fmt.Sprintf("schema_version: %d\n", report.SchemaVersion)
+
 func TestBinaryTakesFlagsAfterPaths(t *testing.T) {
 	skipShort(t)
 	dir := t.TempDir()
 	r := runBinary(t, binOptions{}, "run", "testdata/runs", "-o", filepath.Join(dir, "r.yaml"), "--no-cache", "--sample", "6")
 	expect(t, "run PATH -o", r, 0, nil, []string{"report written to " + filepath.Join(dir, "r.yaml")})
-	if data, err := os.ReadFile(filepath.Join(dir, "r.yaml")); err != nil || !strings.HasPrefix(string(data), "schema_version: 1\n") {
+	if data, err := os.ReadFile(filepath.Join(dir, "r.yaml")); err != nil || !strings.HasPrefix(string(data), reportHead) {
 		t.Errorf("report not written: %v", err)
 	}
 	for i, s := range []string{"1/2", "2/2"} {
@@ -152,7 +158,7 @@ func TestBinaryAcceptsSingleDashLongFlagsWithANote(t *testing.T) {
 	skipShort(t)
 	want := runBinary(t, binOptions{}, "run", "--inspections", twelve, "--format", "json", "--no-cache", "--quiet")
 	got := runBinary(t, binOptions{}, "run", "-inspections", twelve, "-format", "json", "-no-cache", "-quiet")
-	expect(t, "run -inspections", got, 0, []string{`"schema_version": 1`}, nil)
+	expect(t, "run -inspections", got, 0, []string{fmt.Sprintf(`"schema_version": %d`, report.SchemaVersion)}, nil)
 	if got.stdout != want.stdout {
 		t.Error("the report of single-dash flags differs from the --flag one")
 	}
@@ -260,8 +266,8 @@ func TestBinaryOutputFormatFromExtension(t *testing.T) {
 		return string(data)
 	}
 	for name, prefix := range map[string]string{
-		"r.json": "{\n", "r.yaml": "schema_version: 1\n", "r.yml": "schema_version: 1\n",
-		"r.md": "**Light agrees", "r.html": "<!DOCTYPE html>", "r.txt": "schema_version: 1\n",
+		"r.json": "{\n", "r.yaml": reportHead, "r.yml": reportHead,
+		"r.md": "**Light agrees", "r.html": "<!DOCTYPE html>", "r.txt": reportHead,
 	} {
 		r := runBinary(t, binOptions{}, "run", "--no-cache", "--quiet", "--inspections", twelve, "-o", out(name))
 		expect(t, "run -o "+name, r, 0, nil, nil)
@@ -407,7 +413,7 @@ func TestBinaryReadsDocumentsFromStdin(t *testing.T) {
 	}
 	want := runBinary(t, binOptions{}, "merge", shards[0], shards[1])
 	got := runBinary(t, binOptions{stdin: strings.NewReader(string(first))}, "merge", "-", shards[1])
-	expect(t, "merge - SHARD", got, 0, []string{"schema_version: 1"}, []string{"merged 2 shards"})
+	expect(t, "merge - SHARD", got, 0, []string{reportHead}, []string{"merged 2 shards"})
 	if got.stdout != want.stdout {
 		t.Error("merge - differs from merge FILE")
 	}
@@ -501,7 +507,7 @@ func TestBinaryPrintsPlainProgressOffATerminal(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^evalcal: progress (\d+)/12 inspections \((\d+)%\), (\d+) failed, (\d+) from cache, (\d+)s elapsed(, ETA \d+s)?$`)
 
 	r := runBinary(t, binOptions{env: env}, args...)
-	expect(t, "slow run", r, 0, []string{"schema_version: 1"}, nil)
+	expect(t, "slow run", r, 0, []string{reportHead}, nil)
 	ms := line.FindAllStringSubmatch(r.stderr, -1)
 	if len(ms) < 5 || len(ms) > 11 {
 		t.Fatalf("%d progress lines, want one a tenth (5 to 11 for 12 inspections):\n%s", len(ms), r.stderr)
