@@ -436,8 +436,8 @@ func TestBinaryBoundsAndClearErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"run", "--shard", "1/2000000000", "testdata/runs"}, "--shard: at most 10000 shards"},
-		{[]string{"run", "--shard", "1/10001", "testdata/runs"}, "--shard: at most 10000 shards"},
+		{[]string{"run", "--shard", "1/2000000000", "testdata/runs"}, "at most 10000 shards"},
+		{[]string{"run", "--shard", "1/10001", "testdata/runs"}, "at most 10000 shards"},
 		{[]string{"run", "--shard", "1/99999999999999999999999", "testdata/runs"}, "--shard: want i/n"},
 		{[]string{"run", "--bins", "1001", "testdata/runs"}, "--bins must be in [1, 1000], got 1001"},
 		{[]string{"run", "--bins", "2000000000", "testdata/runs"}, "--bins must be in [1, 1000]"},

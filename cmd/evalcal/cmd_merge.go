@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
@@ -141,8 +142,8 @@ func readShard(ctx context.Context, path string, stdin io.Reader) (*report.Repor
 // (same inputs, each shard once) and recombines them.
 func mergeShards(shards []*report.Report, names []string) (*report.Report, error) {
 	first := shards[0]
-	// parseShard bounds n, so the allocation below is bounded too.
-	_, n, err := parseShard(first.Inputs.Shard)
+	// ParseShard bounds n, so the allocation below is bounded too.
+	_, n, err := calibrate.ParseShard(first.Inputs.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q: %v)", names[0], first.Inputs.Shard, err)
 	}
@@ -152,7 +153,7 @@ func mergeShards(shards []*report.Report, names []string) (*report.Report, error
 	var failures []runner.Failure
 	runOf := map[string]string{}
 	for k, r := range shards {
-		i, m, err := parseShard(r.Inputs.Shard)
+		i, m, err := calibrate.ParseShard(r.Inputs.Shard)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[k], r.Inputs.Shard)

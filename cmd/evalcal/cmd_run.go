@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/programs/builtin"
@@ -59,11 +59,9 @@ type runOptions struct {
 	shardIndex, shardCount int // from Shard, 1-based
 }
 
-// Bounds of run's numeric flags, checked before any allocation.
-const (
-	maxBins   = 1000
-	maxShards = 10000
-)
+// maxBins bounds --bins, checked before any allocation (--shard is
+// bounded by calibrate.MaxShards).
+const maxBins = 1000
 
 // volatileRunFlags cannot change a report's content, so they are left out
 // of the command line it records (the report is byte-identical whatever
@@ -122,7 +120,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the inspection cache")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr (warnings and the summary still print)")
 	fs.IntVar(&o.Bins, "bins", 10, fmt.Sprintf("`N` bins of the light-score reliability table (1..%d)", maxBins))
-	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d); combine the shard reports with evalcal merge", maxShards))
+	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d); combine the shard reports with evalcal merge", calibrate.MaxShards))
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
 	o.Output.addFlags(fs, "report", "yaml", reportFormats)
@@ -161,7 +159,7 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if o.Shard != "" {
-		i, n, err := parseShard(o.Shard)
+		i, n, err := calibrate.ParseShard(o.Shard)
 		if err != nil {
 			return usageErrorf("run: --shard: %v", err)
 		}
@@ -504,21 +502,6 @@ func fillResults(rep *report.Report, cs []comparator.Comparison, failures []runn
 	for _, line := range rep.Sample.Rejected {
 		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
 	}
-}
-
-// parseShard reads "i/n" with 1 <= i <= n <= maxShards, so that no
-// caller allocates by a shard count it has not bounded.
-func parseShard(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("want i/n with 1 <= i <= n, got %q", s)
-	}
-	if n > maxShards {
-		return 0, 0, fmt.Errorf("at most %d shards, got %q", maxShards, s)
-	}
-	return i, n, nil
 }
 
 // shardRuns keeps the runs of shard i of n: the runs at positions
