@@ -297,15 +297,20 @@ def fleiss_ref(name, counts, level):
 def fleiss_cases():
     rng = np.random.RandomState(20260904)
     out = []
-    # Fleiss (1971) table 1: 30 subjects, 6 raters, 5 categories.
-    fleiss1971 = [
+    # 30 items, 6 ratings each, 5 categories (a diagnosis-style table).
+    diagnoses = [
         [0, 0, 0, 6, 0], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0], [0, 0, 0, 0, 6],
         [0, 3, 3, 0, 0], [0, 4, 2, 0, 0], [0, 0, 6, 0, 0], [0, 0, 0, 3, 3], [2, 0, 4, 0, 0],
         [0, 0, 0, 1, 5], [1, 0, 0, 5, 0], [0, 0, 4, 2, 0], [0, 0, 6, 0, 0], [0, 2, 0, 4, 0],
         [0, 0, 0, 0, 6], [0, 0, 0, 3, 3], [0, 6, 0, 0, 0], [0, 0, 0, 6, 0], [0, 0, 5, 0, 1],
         [0, 2, 3, 1, 0], [2, 0, 4, 0, 0], [0, 0, 2, 4, 0], [2, 0, 4, 0, 0], [0, 1, 4, 1, 0],
         [0, 1, 5, 0, 0], [0, 5, 0, 1, 0], [2, 4, 0, 0, 0], [0, 0, 6, 0, 0], [0, 4, 2, 0, 0]]
-    out.append(fleiss_ref("fleiss1971_table1", fleiss1971, 0.95))
+    out.append(fleiss_ref("diagnoses_30x6", diagnoses, 0.95))
+    # The worked example of the Wikipedia article "Fleiss' kappa": 10 items,
+    # 14 raters, 5 categories; the article gives kappa = 0.210.
+    wikipedia = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+                 [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    out.append(fleiss_ref("wikipedia_14_raters", wikipedia, 0.95))
     # Judge repeats: 40 runs, K = 3 verdicts over fail/partial/pass.
     true = rng.choice(3, size=40, p=[0.2, 0.3, 0.5])
     counts = []
