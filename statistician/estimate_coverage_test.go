@@ -80,6 +80,7 @@ func (s coverageSetting) truth() float64 {
 // simRun is one simulated run.
 type simRun struct {
 	y, f, pi   float64
+	u          float64 // light's uncertainty, for the uncertain policy
 	labelled   bool
 	lightPass  bool
 	deepPassed bool
@@ -121,7 +122,8 @@ func (s coverageSetting) draw(rng *rand.Rand, runs []simRun) {
 			r.f = math.Max(0, math.Min(1, mu+sd*rng.NormFloat64()))
 			r.lightPass, r.deepPassed = r.f >= 0.5, r.y == 1
 		}
-		uSum += u(r.f)
+		r.u = u(r.f)
+		uSum += r.u
 	}
 	uMean := uSum / float64(len(runs))
 	for i := range runs {
@@ -130,7 +132,7 @@ func (s coverageSetting) draw(rng *rand.Rand, runs []simRun) {
 		if s.policy == "uncertain" {
 			// A uniform floor of 30% of the budget, the rest where light
 			// is least sure; the mean of pi stays the fraction.
-			r.pi = math.Min(1, s.fraction*(0.3+0.7*u(r.f)/uMean))
+			r.pi = math.Min(1, s.fraction*(0.3+0.7*r.u/uMean))
 		}
 		r.labelled = rng.Float64() < r.pi
 	}

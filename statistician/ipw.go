@@ -12,43 +12,46 @@ import (
 // known inclusion probability pi[i] in (0, 1]. y[i] is read only where
 // labelled[i] is true.
 //
-// With w_i = xi_i/pi_i (xi_i = 1 for a labelled run, else 0) the estimate
-// is the paper's M-estimate for the squared loss, power-tuned:
+// With w_i = xi_i/pi_i (xi_i = 1 for a labelled run, else 0), f_bar the
+// mean of f over all N runs and the rectifier r_i = y_i - lambda f_i:
 //
-//	theta(lambda) = sum [lambda f_i + w_i (y_i - lambda f_i)] / sum [lambda + (1 - lambda) w_i]
+//	theta = lambda f_bar + sum w_i r_i / sum w_i
 //
-// At lambda = 1 this is the paper's mean estimator
-// (1/N) sum [f_i + (y_i - f_i) xi_i/pi_i]; at lambda = 0 it is the Hájek
-// weighted mean of the labels, which for uniform pi is the classical mean.
-// Keeping the denominator makes the estimate shift-equivariant (adding a
-// constant to every y and f adds it to theta) for every lambda, which the
-// fixed 1/N form is only at lambda = 1.
+// This is the paper's estimator (1/N) sum [lambda f_i + (y_i - lambda f_i) xi_i/pi_i]
+// with the rectifier's 1/N replaced by 1/sum w_i (the Hájek form of the
+// model-assisted difference estimator; Särndal, Swensson and Wretman
+// 1992, "Model Assisted Survey Sampling", 6.3). Both are consistent; this
+// one is exactly unchanged when f is shifted by a constant (light's
+// scores run below deep's: they are capped) and equals the
+// inverse-probability-weighted mean of the labels at lambda = 0, the
+// classical mean when pi is uniform. Under uniform pi its variance at the
+// best lambda matches PPIMean's.
 //
-// lambda minimises the asymptotic variance of the estimating function
-// Delta_i = lambda (theta - f_i) + w_i ((theta - y_i) - lambda (theta - f_i))
-// (the paper's power tuning); with E[w(1-w) | x] = 1 - 1/pi and
-// E[(1-w)^2 | x] = 1/pi - 1 its plug-in form, centred at theta_1 =
-// theta(1), is
+// lambda is power-tuned: the value that minimises the asymptotic variance
+// of the influence terms below, E[(y - mu_y)(f - mu_f)(1/pi - 1)] /
+// E[(f - mu_f)^2 (1/pi - 1)], estimated with the Hájek mean y_H of the
+// labels and f_bar, and clipped to [0, 1]:
 //
-//	lambda = clip( sum xi_i (y_i - theta_1)(f_i - theta_1)(1 - pi_i)/pi_i^2
-//	              / sum (f_i - theta_1)^2 (1 - pi_i)/pi_i , 0, 1)
+//	lambda = clip( sum xi_i (y_i - y_H)(f_i - f_bar)(1 - pi_i)/pi_i^2
+//	              / sum (f_i - f_bar)^2 (1 - pi_i)/pi_i , 0, 1)
 //
-// and 0 when the denominator is 0 (every pi is 1, or f is constant at
-// theta_1). The variance is the sandwich one of the M-estimate,
+// (0 when the denominator is 0: every pi is 1 or f is constant). The
+// variance is that of the linearisation, with w_bar = sum w_i / N and
+// r_H = sum w_i r_i / sum w_i,
 //
-//	H   = (1/N) sum [lambda + (1 - lambda) w_i]
-//	Var = sum Delta_i(theta)^2 / ((N - 1) H^2 N)
+//	psi_i = lambda (f_i - f_bar) + (w_i/w_bar)(r_i - r_H)
+//	Var   = sum psi_i^2 / ((N - 1) N)
 //
-// (sum Delta_i(theta) = 0 at the estimate, so the middle term is the
-// sample variance of Delta), and CI = theta ± z sqrt(Var). EffectiveN
-// uses the weighted label variance sum w_i (y_i - theta_0)^2 / sum w_i
-// times n/(n-1), theta_0 = theta(0).
+// (sum psi_i = 0), and CI = theta ± z sqrt(Var). EffectiveN uses the
+// weighted label variance sum w_i (y_i - y_H)^2 / sum w_i times
+// n/(n-1).
 //
 // With every pi = 1 the estimate is the mean of y over all runs. With
 // fewer than 2 labelled runs, slices of unequal length, a pi outside
 // (0, 1], a NaN or infinite f, pi or labelled y, or level outside (0, 1)
 // the result has zero numbers and a Reason; zero estimated variance keeps
-// the value with a Reason.
+// the value with a Reason. The value is not clamped; for a pass rate use
+// ClampTo(0, 1).
 func IPWMean(f, y, pi []float64, labelled []bool, level float64) Estimate {
 	N := len(f)
 	e := Estimate{Method: MethodIPW, Level: level}
@@ -85,70 +88,50 @@ func IPWMean(f, y, pi []float64, labelled []bool, level float64) Estimate {
 		return e
 	}
 
-	weight := func(i int) float64 {
+	var sf, sw, swy, swf float64
+	for i := range f {
+		sf += f[i]
 		if labelled[i] {
-			return 1 / pi[i]
+			w := 1 / pi[i]
+			sw += w
+			swy += w * y[i]
+			swf += w * f[i]
 		}
-		return 0
 	}
-	theta := func(lambda float64) float64 {
-		var num, den float64
-		for i := range f {
-			w := weight(i)
-			num += lambda*f[i] + w*(y0(y, labelled, i)-lambda*f[i])
-			den += lambda + (1-lambda)*w
-		}
-		return num / den
-	}
+	nf := float64(N)
+	fBar, yH := sf/nf, swy/sw
 
-	theta1 := theta(1)
 	var num, den float64
 	for i := range f {
 		q := (1 - pi[i]) / pi[i]
-		df := f[i] - theta1
+		df := f[i] - fBar
 		den += df * df * q
 		if labelled[i] {
-			num += (y[i] - theta1) * df * q / pi[i]
+			num += (y[i] - yH) * df * q / pi[i]
 		}
 	}
 	lambda := 0.0
 	if den > 0 {
 		lambda = math.Max(0, math.Min(1, num/den))
 	}
-	value := theta(lambda)
+	rH := (swy - lambda*swf) / sw
+	value := lambda*fBar + rH
 
-	var h, ss float64
+	wBar := sw / nf
+	var ss, swv float64
 	for i := range f {
-		w := weight(i)
-		h += lambda + (1-lambda)*w
-		d := lambda*(value-f[i]) + w*((value-y0(y, labelled, i))-lambda*(value-f[i]))
-		ss += d * d
-	}
-	h /= float64(N)
-	variance := ss / float64(N-1) / (h * h) / float64(N)
-
-	// Weighted (Hájek) variance of the labels, for EffectiveN.
-	theta0 := theta(0)
-	var sw, swv float64
-	for i := range f {
+		psi := lambda * (f[i] - fBar)
 		if labelled[i] {
 			w := 1 / pi[i]
-			sw += w
-			swv += w * (y[i] - theta0) * (y[i] - theta0)
+			psi += w / wBar * (y[i] - lambda*f[i] - rH)
+			swv += w * (y[i] - yH) * (y[i] - yH)
 		}
+		ss += psi * psi
 	}
+	variance := ss / (nf - 1) / nf
 	labelVariance := swv / sw * float64(n) / float64(n-1)
 
 	e.Value, e.Lambda = value, &lambda
 	normalInterval(&e, variance, labelVariance, z)
 	return e
-}
-
-// y0 returns y[i] for a labelled run and 0 otherwise, so that unlabelled
-// runs' slots (which may hold anything) never enter a sum.
-func y0(y []float64, labelled []bool, i int) float64 {
-	if labelled[i] {
-		return y[i]
-	}
-	return 0
 }

@@ -12,8 +12,9 @@ python3-statsmodels) from this directory:
 The estimators are written here from the papers' formulas with numpy, not
 from the Go code; where a closed form could share a mistake with the Go
 code, a second route checks it inside this script (a numerical minimiser
-for lambda and for the IPW M-estimate, a brute-force scan for the
-planners) and the script stops if the two disagree.
+for PPI++'s lambda, the paper's printed form for IPW at lambda = 1, a
+brute-force scan for the planners) and the script stops if the two
+disagree.
 """
 import json
 import math
@@ -111,15 +112,19 @@ def ppi_cases():
 
 
 # ---------------------------------------------------------------- IPW
-# Zrnic and Candes (2024), arXiv 2403.03208: the M-estimate of the mean
-# under the power-tuned active loss
-#   L(theta) = sum [lam (theta - f)^2 + w ((theta - y)^2 - lam (theta - f)^2)] / 2,
-#   w = xi/pi,
-# whose minimiser is theta = sum [lam f + w (y - lam f)] / sum [lam + (1 - lam) w];
-# lam = argmin of the asymptotic variance of the estimating function.
+# Zrnic and Candes (2024), arXiv 2403.03208, mean estimation with known
+# inclusion probabilities pi and xi ~ Bernoulli(pi):
+#   (1/N) sum [lam f + (y - lam f) xi/pi]
+# in its Hajek form (Sarndal, Swensson and Wretman 1992, the difference
+# estimator): theta = lam mean(f) + sum w (y - lam f)/sum w, w = xi/pi;
+# lam minimises the variance of the influence terms
+#   psi = lam (f - mu_f) + (w/wbar)((y - lam f) - mu_r).
 
-def ipw_theta(lam, f, y, w):
-    return np.sum(lam * f + w * (y - lam * f)) / np.sum(lam + (1 - lam) * w)
+def ipw_influence(lam, f, y, w):
+    N = len(f)
+    rh = np.sum(w * (y - lam * f)) / np.sum(w)
+    psi = lam * (f - f.mean()) + w / (w.sum() / N) * ((y - lam * f) - rh)
+    return lam * f.mean() + rh, psi
 
 
 def ipw_ref(name, f, y, pi, xi, level):
@@ -127,31 +132,27 @@ def ipw_ref(name, f, y, pi, xi, level):
     y = np.where(xi == 1, y, 0.0)
     w = xi / pi
     N, n = len(f), int(xi.sum())
-    theta1 = ipw_theta(1.0, f, y, w)
-    # The paper's mean estimator at lam = 1, written as printed.
-    assert abs(theta1 - np.mean(f + (y - f) * xi / pi)) < 1e-12
-    num = np.sum(xi * (y - theta1) * (f - theta1) * (1 - pi) / pi ** 2)
-    den = np.sum((f - theta1) ** 2 * (1 - pi) / pi)
+    yh = np.sum(w * y) / np.sum(w)
+    num = np.sum(xi * (y - yh) * (f - f.mean()) * (1 - pi) / pi ** 2)
+    den = np.sum((f - f.mean()) ** 2 * (1 - pi) / pi)
     lam = float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
-    theta = ipw_theta(lam, f, y, w)
-    # Second route: minimise the active loss numerically.
-    loss = lambda t: np.sum(lam * (t - f) ** 2 + w * ((t - y) ** 2 - lam * (t - f) ** 2))
-    opt = scipy.optimize.minimize_scalar(loss, bracket=(f.min() - 1, f.max() + 1), tol=1e-14)
-    assert abs(opt.x - theta) < 1e-6 * max(1, abs(theta)), (name, opt.x, theta)
-    delta = lam * (theta - f) + w * ((theta - y) - lam * (theta - f))
-    assert abs(delta.sum()) < 1e-8 * N * max(1, abs(theta))
-    h = np.mean(lam + (1 - lam) * w)
-    var = np.sum(delta ** 2) / (N - 1) / h ** 2 / N
+    theta, psi = ipw_influence(lam, f, y, w)
+    assert abs(psi.sum()) < 1e-8 * N * max(1, abs(theta))
+    # At lam = 1 the estimate differs from the paper's printed form
+    # (1/N) sum [f + (y - f) xi/pi] only by normalising the rectifier by
+    # sum w instead of N.
+    printed = np.mean(f + (y - f) * xi / pi)
+    hajek1, _ = ipw_influence(1.0, f, y, w)
+    assert abs((hajek1 - f.mean()) * np.sum(w) / N - (printed - f.mean())) < 1e-9 * max(1, abs(printed))
+    var = np.sum(psi ** 2) / (N - 1) / N
     se = math.sqrt(var)
     z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
-    theta0 = ipw_theta(0.0, f, y, w)
     lab = xi == 1
-    wv = np.sum(w[lab] * (y[lab] - theta0) ** 2) / np.sum(w[lab]) * n / (n - 1)
+    wv = np.sum(w[lab] * (y[lab] - yh) ** 2) / np.sum(w[lab]) * n / (n - 1)
     tool = NUMPY + ", " + SCIPY
-    call = ("numpy: theta(lam) = sum(lam f + w (y - lam f))/sum(lam + (1-lam) w), w = xi/pi "
-            "(checked against scipy.optimize.minimize_scalar of the active loss); "
-            "theta1 = theta(1); lam = clip(sum(xi (y-theta1)(f-theta1)(1-pi)/pi^2)/sum((f-theta1)^2 (1-pi)/pi), 0, 1); "
-            "se = sqrt(sum(delta^2)/(N-1)/H^2/N), H = mean(lam + (1-lam) w)")
+    call = ("numpy: w = xi/pi; yH = sum(w y)/sum(w); lam = clip(sum(xi (y-yH)(f-mean f)(1-pi)/pi^2)/sum((f-mean f)^2 (1-pi)/pi), 0, 1); "
+            "theta = lam mean(f) + sum(w (y - lam f))/sum(w); psi = lam (f - mean f) + w/mean(w) ((y - lam f) - rH); "
+            "se = sqrt(sum(psi^2)/((N-1) N)); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
     return {
         "name": name, "f": floats(f), "y": floats(y), "pi": floats(pi), "labelled": [bool(v) for v in xi], "level": level,
         "lambda": val(lam, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
