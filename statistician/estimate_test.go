@@ -46,19 +46,25 @@ func TestClassicalMeanHandWorked(t *testing.T) {
 }
 
 func TestPPIMeanHandWorked(t *testing.T) {
-	// By hand: mean y = 2/3, mean fl = 0.56667, mean fu = 0.475;
-	// Cov(y, fl) = 0.18333, Var(fl) = 0.12333, Var(fu) = 0.10917;
-	// lambda = 0.18333/(0.12333 + 3/4 0.10917) = 0.89340;
-	// theta = 2/3 + 0.89340 (0.475 - 0.56667) = 0.58477.
-	e := PPIMean([]float64{1, 0, 1}, []float64{0.9, 0.2, 0.6}, []float64{0.8, 0.1, 0.7, 0.3}, 0.95)
-	if e.Reason != "" || math.Abs(*e.Lambda-0.89340) > 5e-6 || math.Abs(e.Value-0.58477) > 5e-6 {
+	// Folds: even positions y = (1, 1, 0), f = (0.9, 0.6, 0.4); odd
+	// positions y = (0, 1), f = (0.2, 0.7). Var(fu) = 0.109167, and
+	// n/N_u Var(fu) = 5/4 0.109167 = 0.136458.
+	// lambda_0 (from the odd fold) = 0.25/(0.125 + 0.136458) = 0.956175;
+	// lambda_1 (from the even fold) = 0.116667/(0.063333 + 0.136458) = 0.583942;
+	// lambda_bar = (3 0.956175 + 2 0.583942)/5 = 0.807282.
+	// r: even 0.139442, 0.426295, -0.382470 (mean 0.061089),
+	//    odd -0.116788, 0.591241 (mean 0.237226);
+	// theta = (3 0.061089 + 2 0.237226)/5 + 0.807282 0.475 = 0.515003.
+	e := PPIMean([]float64{1, 0, 1, 1, 0}, []float64{0.9, 0.2, 0.6, 0.7, 0.4}, []float64{0.8, 0.1, 0.7, 0.3}, 0.95)
+	if e.Reason != "" || math.Abs(*e.Lambda-0.807282) > 2e-6 || math.Abs(e.Value-0.515003) > 2e-6 {
 		t.Errorf("PPIMean = %+v, lambda %v", e, *e.Lambda)
 	}
 }
 
-// A perfect predictor leaves no rectifier variance worth the name: with
-// a = Var(fl)/n and b = Var(fu)/N_u the optimum of (1-l)^2 a + l^2 b is
-// ab/(a+b), below both, at lambda = a/(a+b).
+// A perfect predictor leaves almost no rectifier variance: with
+// a = Var(f)/n and b = Var(fu)/N_u the optimum of (1-l)^2 a + l^2 b is
+// ab/(a+b), below both, at lambda = a/(a+b); cross-fitting tunes each
+// fold on the other, so it lands close to, not exactly on, the optimum.
 func TestPPIMeanPerfectPredictorCombinesBothVariances(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	y := make([]float64, 50)
@@ -71,8 +77,8 @@ func TestPPIMeanPerfectPredictorCombinesBothVariances(t *testing.T) {
 	}
 	e := PPIMean(y, y, fu, 0.95)
 	a, b := sampleVariance(y)/50, sampleVariance(fu)/950
-	if math.Abs(*e.Lambda-a/(a+b)) > 1e-12 || math.Abs(e.SE*e.SE-a*b/(a+b)) > 1e-15 {
-		t.Errorf("lambda %v SE^2 %v, want %v and %v", *e.Lambda, e.SE*e.SE, a/(a+b), a*b/(a+b))
+	if math.Abs(*e.Lambda-a/(a+b)) > 0.01 || math.Abs(e.SE*e.SE/(a*b/(a+b))-1) > 0.01 {
+		t.Errorf("lambda %v SE^2 %v, want about %v and %v", *e.Lambda, e.SE*e.SE, a/(a+b), a*b/(a+b))
 	}
 	if e.EffectiveN < 900 {
 		t.Errorf("a perfect predictor over 1000 runs is worth %v labels, want about 1000", e.EffectiveN)
@@ -151,16 +157,8 @@ func TestPPIMeanProperties(t *testing.T) {
 		if l := *e.Lambda; !(l >= 0 && l <= 1) {
 			t.Fatalf("trial %d: lambda %v outside [0, 1]", trial, l)
 		}
-		if !e.CI.Contains(e.Value) {
-			t.Fatalf("trial %d: %+v does not contain its value", trial, e)
-		}
-		// lambda = 0 is allowed, so the tuned variance is never above the
-		// classical normal variance Var(y)/n.
-		if v := sampleVariance(y) / float64(n); e.SE*e.SE > v*(1+1e-12) {
-			t.Fatalf("trial %d: PPI variance %v above classical %v", trial, e.SE*e.SE, v)
-		}
-		if e.EffectiveN < float64(n)*(1-1e-9) {
-			t.Fatalf("trial %d: effective n %v below n = %d", trial, e.EffectiveN, n)
+		if !e.CI.Contains(e.Value) || !(e.SE > 0) || !(e.EffectiveN > 0) {
+			t.Fatalf("trial %d: %+v", trial, e)
 		}
 	}
 }
@@ -202,6 +200,28 @@ func TestIPWMeanIsShiftEquivariant(t *testing.T) {
 	b := IPWMean(f, y, pi, lab, 0.95)
 	if a.Reason != "" || math.Abs(b.Value-a.Value-10) > 1e-9 || math.Abs(b.SE-a.SE) > 1e-9 || math.Abs(*b.Lambda-*a.Lambda) > 1e-9 {
 		t.Errorf("shifting y and f by 10: %+v then %+v", a, b)
+	}
+}
+
+// Light's scores run below deep's (they are capped): a constant shift of
+// f alone must not move the estimate.
+func TestIPWMeanIgnoresAShiftOfThePredictions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	N := 400
+	f, y, pi, lab := make([]float64, N), make([]float64, N), make([]float64, N), make([]bool, N)
+	for i := range f {
+		y[i] = float64(rng.IntN(2))
+		f[i] = 0.3 + 0.3*y[i] + 0.2*rng.NormFloat64()
+		pi[i] = 0.2 + 0.6*rng.Float64()
+		lab[i] = rng.Float64() < pi[i]
+	}
+	a := IPWMean(f, y, pi, lab, 0.95)
+	for i := range f {
+		f[i] -= 0.25
+	}
+	b := IPWMean(f, y, pi, lab, 0.95)
+	if a.Reason != "" || *a.Lambda == 0 || math.Abs(b.Value-a.Value) > 1e-12 || math.Abs(b.SE-a.SE) > 1e-12 {
+		t.Errorf("shifting f moved the estimate: %+v then %+v", a, b)
 	}
 }
 

@@ -29,22 +29,28 @@ import (
 //
 // lambda is power-tuned: the value that minimises the asymptotic variance
 // of the influence terms below, E[(y - mu_y)(f - mu_f)(1/pi - 1)] /
-// E[(f - mu_f)^2 (1/pi - 1)], estimated with the Hájek mean y_H of the
-// labels and f_bar, and clipped to [0, 1]:
+// E[(f - mu_f)^2 (1/pi - 1)], estimated on a set S of runs with the Hájek
+// mean y_H of its labels and the mean f_S of its predictions, clipped:
 //
-//	lambda = clip( sum xi_i (y_i - y_H)(f_i - f_bar)(1 - pi_i)/pi_i^2
-//	              / sum (f_i - f_bar)^2 (1 - pi_i)/pi_i , 0, 1)
+//	lambda(S) = clip( sum_S xi_i (y_i - y_H)(f_i - f_S)(1 - pi_i)/pi_i^2
+//	                 / sum_S (f_i - f_S)^2 (1 - pi_i)/pi_i , 0, 1)
 //
-// (0 when the denominator is 0: every pi is 1 or f is constant). The
-// variance is that of the linearisation, with w_bar = sum w_i / N and
-// r_H = sum w_i r_i / sum w_i,
+// (0 when the denominator is 0: every pi is 1 or f is constant). As in
+// PPIMean, lambda is cross-fitted: the runs are split into fold 0 (even
+// positions) and fold 1 (odd positions), fold k gets lambda_k =
+// lambda(other fold), and its estimate and influence terms are, with
+// w_bar = sum_k w_i / N_k and r_H = sum_k w_i r_i / sum_k w_i,
 //
-//	psi_i = lambda (f_i - f_bar) + (w_i/w_bar)(r_i - r_H)
-//	Var   = sum psi_i^2 / ((N - 1) N)
+//	theta_k = lambda_k f_bar_k + r_H
+//	psi_i   = lambda_k (f_i - f_bar_k) + (w_i/w_bar)(r_i - r_H),   sum_k psi_i = 0
 //
-// (sum psi_i = 0), and CI = theta ± z sqrt(Var). EffectiveN uses the
-// weighted label variance sum w_i (y_i - y_H)^2 / sum w_i times
-// n/(n-1).
+// theta = (N_0 theta_0 + N_1 theta_1)/N, Var = sum_k (N_k/N)^2
+// sum_k psi_i^2 / ((N_k - 1) N_k), CI = theta ± z sqrt(Var), and Lambda
+// reports (N_0 lambda_0 + N_1 lambda_1)/N. When both lambda_k are 0, or a
+// fold has fewer than 2 labelled runs, lambda is 0 and the one-fold
+// formulas above apply to all N runs (the inverse-probability-weighted
+// mean of the labels). EffectiveN uses the weighted label variance
+// sum w_i (y_i - y_H)^2 / sum w_i times n/(n-1) over all runs.
 //
 // With every pi = 1 the estimate is the mean of y over all runs. With
 // fewer than 2 labelled runs, slices of unequal length, a pi outside
@@ -88,50 +94,110 @@ func IPWMean(f, y, pi []float64, labelled []bool, level float64) Estimate {
 		return e
 	}
 
-	var sf, sw, swy, swf float64
-	for i := range f {
-		sf += f[i]
-		if labelled[i] {
-			w := 1 / pi[i]
-			sw += w
-			swy += w * y[i]
-			swf += w * f[i]
+	all := make([]int, N)
+	var folds [2][]int
+	for i := range all {
+		all[i] = i
+		folds[i%2] = append(folds[i%2], i)
+	}
+	labelledIn := func(idx []int) int {
+		c := 0
+		for _, i := range idx {
+			if labelled[i] {
+				c++
+			}
+		}
+		return c
+	}
+	var lambda [2]float64
+	if labelledIn(folds[0]) >= 2 && labelledIn(folds[1]) >= 2 {
+		for k := range 2 {
+			lambda[k] = ipwLambda(f, y, pi, labelled, folds[1-k])
 		}
 	}
-	nf := float64(N)
-	fBar, yH := sf/nf, swy/sw
+	var value, variance, lambdaBar float64
+	if lambda == [2]float64{} {
+		value, variance = ipwFold(f, y, pi, labelled, all, 0)
+	} else {
+		nf := float64(N)
+		for k := range 2 {
+			v, s2 := ipwFold(f, y, pi, labelled, folds[k], lambda[k])
+			share := float64(len(folds[k])) / nf
+			value += share * v
+			variance += share * share * s2
+			lambdaBar += share * lambda[k]
+		}
+	}
 
-	var num, den float64
+	// Weighted (Hájek) variance of the labels, for EffectiveN.
+	var sw, swy, swv float64
 	for i := range f {
+		if labelled[i] {
+			sw += 1 / pi[i]
+			swy += y[i] / pi[i]
+		}
+	}
+	yH := swy / sw
+	for i := range f {
+		if labelled[i] {
+			swv += (y[i] - yH) * (y[i] - yH) / pi[i]
+		}
+	}
+	labelVariance := swv / sw * float64(n) / float64(n-1)
+
+	e.Value, e.Lambda = value, &lambdaBar
+	normalInterval(&e, variance, labelVariance, z)
+	return e
+}
+
+// ipwLambda returns the clipped power-tuning weight estimated on the runs
+// idx, which hold at least one labelled run.
+func ipwLambda(f, y, pi []float64, labelled []bool, idx []int) float64 {
+	var sf, sw, swy float64
+	for _, i := range idx {
+		sf += f[i]
+		if labelled[i] {
+			sw += 1 / pi[i]
+			swy += y[i] / pi[i]
+		}
+	}
+	fS, yH := sf/float64(len(idx)), swy/sw
+	var num, den float64
+	for _, i := range idx {
 		q := (1 - pi[i]) / pi[i]
-		df := f[i] - fBar
+		df := f[i] - fS
 		den += df * df * q
 		if labelled[i] {
 			num += (y[i] - yH) * df * q / pi[i]
 		}
 	}
-	lambda := 0.0
-	if den > 0 {
-		lambda = math.Max(0, math.Min(1, num/den))
+	if !(den > 0) {
+		return 0
 	}
-	rH := (swy - lambda*swf) / sw
-	value := lambda*fBar + rH
+	return math.Max(0, math.Min(1, num/den))
+}
 
-	wBar := sw / nf
-	var ss, swv float64
-	for i := range f {
-		psi := lambda * (f[i] - fBar)
+// ipwFold returns the estimate on the runs idx (at least 2, one of them
+// labelled) at the given lambda and the variance of that estimate.
+func ipwFold(f, y, pi []float64, labelled []bool, idx []int, lambda float64) (value, variance float64) {
+	nk := float64(len(idx))
+	var sf, sw, swr float64
+	for _, i := range idx {
+		sf += f[i]
 		if labelled[i] {
 			w := 1 / pi[i]
-			psi += w / wBar * (y[i] - lambda*f[i] - rH)
-			swv += w * (y[i] - yH) * (y[i] - yH)
+			sw += w
+			swr += w * (y[i] - lambda*f[i])
+		}
+	}
+	fBar, rH, wBar := sf/nk, swr/sw, sw/nk
+	var ss float64
+	for _, i := range idx {
+		psi := lambda * (f[i] - fBar)
+		if labelled[i] {
+			psi += (1 / pi[i]) / wBar * (y[i] - lambda*f[i] - rH)
 		}
 		ss += psi * psi
 	}
-	variance := ss / (nf - 1) / nf
-	labelVariance := swv / sw * float64(n) / float64(n-1)
-
-	e.Value, e.Lambda = value, &lambda
-	normalInterval(&e, variance, labelVariance, z)
-	return e
+	return lambda*fBar + rH, ss / ((nk - 1) * nk)
 }

@@ -48,35 +48,46 @@ def floats(a):
 # Angelopoulos, Duchi, Zrnic (2023), arXiv 2311.01453, mean estimation:
 # theta = mean(Y) + lam (mean(f_u) - mean(f_l)); plug-in variance
 # Var(Y - lam f_l)/n + lam^2 Var(f_u)/N_u (ddof=1); lam minimises it on
-# [0, 1].
+# [0, 1]. lam is cross-fitted over two folds of the labelled runs (even
+# and odd positions): fold k uses the lam tuned on the other fold.
 
-def ppi_variance(lam, y, fl, fu):
-    n, nu = len(y), len(fu)
-    return np.var(y - lam * fl, ddof=1) / n + lam ** 2 * np.var(fu, ddof=1) / nu
+def ppi_lambda(y, fl, fu, n_total):
+    """lam minimising Var_S(y - lam f)/n + lam^2 Var(fu)/N_u on [0, 1]."""
+    nu = len(fu)
+    crit = lambda lam: np.var(y - lam * fl, ddof=1) / n_total + lam ** 2 * np.var(fu, ddof=1) / nu
+    cov = np.cov(y, fl, ddof=1)[0, 1]
+    den = np.var(fl, ddof=1) + n_total / nu * np.var(fu, ddof=1)
+    lam = float(np.clip(cov / den, 0, 1)) if den > 0 else 0.0
+    # Second route: minimise the criterion numerically.
+    opt = scipy.optimize.minimize_scalar(crit, bounds=(0, 1), method="bounded", options={"xatol": 1e-12})
+    assert abs(opt.x - lam) < 1e-6 or abs(crit(opt.x) - crit(lam)) < 1e-15, (opt.x, lam)
+    return lam
 
 
 def ppi_ref(name, y, fl, fu, level):
     y, fl, fu = np.asarray(y, float), np.asarray(fl, float), np.asarray(fu, float)
     n, nu = len(y), len(fu)
-    cov = np.cov(y, fl, ddof=1)[0, 1]
-    den = np.var(fl, ddof=1) + n / nu * np.var(fu, ddof=1)
-    lam = float(np.clip(cov / den, 0, 1))
-    # Second route: minimise the plug-in variance numerically on [0, 1].
-    opt = scipy.optimize.minimize_scalar(ppi_variance, bounds=(0, 1), args=(y, fl, fu),
-                                         method="bounded", options={"xatol": 1e-12})
-    assert abs(opt.x - lam) < 1e-6, (name, opt.x, lam)
-    theta = y.mean() + lam * (fu.mean() - fl.mean())
-    se = math.sqrt(ppi_variance(lam, y, fl, fu))
+    folds = [np.arange(n) % 2 == 0, np.arange(n) % 2 == 1]
+    lam = [ppi_lambda(y[folds[1 - k]], fl[folds[1 - k]], fu, n) for k in (0, 1)]
+    nk = [folds[k].sum() for k in (0, 1)]
     z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    if lam == [0.0, 0.0]:
+        lam_bar, theta, se = 0.0, y.mean(), math.sqrt(np.var(y, ddof=1) / n)
+    else:
+        r = [y[folds[k]] - lam[k] * fl[folds[k]] for k in (0, 1)]
+        lam_bar = (nk[0] * lam[0] + nk[1] * lam[1]) / n
+        theta = (nk[0] * r[0].mean() + nk[1] * r[1].mean()) / n + lam_bar * fu.mean()
+        se = math.sqrt((nk[0] * np.var(r[0], ddof=1) + nk[1] * np.var(r[1], ddof=1)) / n ** 2
+                       + lam_bar ** 2 * np.var(fu, ddof=1) / nu)
     ess = np.var(y, ddof=1) / se ** 2
-    call = ("numpy: lam = clip(cov(y,fl,ddof=1)/(var(fl,ddof=1) + n/N_u var(fu,ddof=1)), 0, 1) "
-            "(checked against scipy.optimize.minimize_scalar of the plug-in variance); "
-            "theta = mean(y) + lam (mean(fu) - mean(fl)); se = sqrt(var(y - lam fl, ddof=1)/n + lam^2 var(fu, ddof=1)/N_u); "
-            "z = scipy.stats.norm.ppf(1 - (1-level)/2)")
+    call = ("numpy: folds = even/odd positions; lam_k = clip(cov(y,fl,ddof=1)/(var(fl,ddof=1) + n/N_u var(fu,ddof=1)), 0, 1) "
+            "on the other fold (checked against scipy.optimize.minimize_scalar of Var(y - lam fl)/n + lam^2 Var(fu)/N_u); "
+            "r = y - lam_k fl; lam_bar = (n_0 lam_0 + n_1 lam_1)/n; theta = mean(r) + lam_bar mean(fu); "
+            "se = sqrt((n_0 var(r_0) + n_1 var(r_1))/n^2 + lam_bar^2 var(fu)/N_u); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
     tool = NUMPY + ", " + SCIPY
     return {
         "name": name, "y": floats(y), "f_labelled": floats(fl), "f_unlabelled": floats(fu), "level": level,
-        "lambda": val(lam, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
+        "lambda": val(lam_bar, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
         "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
         "effective_n": val(ess, tool, "var(y, ddof=1)/se^2 with " + call),
     }
@@ -107,7 +118,7 @@ def ppi_cases():
     y = (rng.uniform(size=300) < 0.5).astype(float)
     f = np.round(0.2 * y + 0.4 + rng.normal(0, 0.01, 300), 4)  # cov/var ~ 5
     out.append(ppi_ref("underscaled_lambda_1", y[:40], f[:40], f[40:], 0.95))
-    out.append(ppi_ref("tiny_hand", [1, 0, 1], [0.9, 0.2, 0.6], [0.8, 0.1, 0.7, 0.3], 0.95))
+    out.append(ppi_ref("tiny_hand", [1, 0, 1, 1, 0], [0.9, 0.2, 0.6, 0.7, 0.4], [0.8, 0.1, 0.7, 0.3], 0.95))
     return out
 
 
@@ -120,11 +131,21 @@ def ppi_cases():
 # lam minimises the variance of the influence terms
 #   psi = lam (f - mu_f) + (w/wbar)((y - lam f) - mu_r).
 
-def ipw_influence(lam, f, y, w):
-    N = len(f)
+def ipw_fold(lam, f, y, w):
+    """Estimate and variance on one fold at a fixed lam."""
+    Nk = len(f)
     rh = np.sum(w * (y - lam * f)) / np.sum(w)
-    psi = lam * (f - f.mean()) + w / (w.sum() / N) * ((y - lam * f) - rh)
-    return lam * f.mean() + rh, psi
+    psi = lam * (f - f.mean()) + w / (w.sum() / Nk) * ((y - lam * f) - rh)
+    assert abs(psi.sum()) < 1e-8 * Nk * max(1, abs(rh))
+    return lam * f.mean() + rh, np.sum(psi ** 2) / ((Nk - 1) * Nk)
+
+
+def ipw_lambda(f, y, pi, xi):
+    w = xi / pi
+    yh = np.sum(w * y) / np.sum(w)
+    num = np.sum(xi * (y - yh) * (f - f.mean()) * (1 - pi) / pi ** 2)
+    den = np.sum((f - f.mean()) ** 2 * (1 - pi) / pi)
+    return float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
 
 
 def ipw_ref(name, f, y, pi, xi, level):
@@ -132,30 +153,41 @@ def ipw_ref(name, f, y, pi, xi, level):
     y = np.where(xi == 1, y, 0.0)
     w = xi / pi
     N, n = len(f), int(xi.sum())
-    yh = np.sum(w * y) / np.sum(w)
-    num = np.sum(xi * (y - yh) * (f - f.mean()) * (1 - pi) / pi ** 2)
-    den = np.sum((f - f.mean()) ** 2 * (1 - pi) / pi)
-    lam = float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
-    theta, psi = ipw_influence(lam, f, y, w)
-    assert abs(psi.sum()) < 1e-8 * N * max(1, abs(theta))
-    # At lam = 1 the estimate differs from the paper's printed form
-    # (1/N) sum [f + (y - f) xi/pi] only by normalising the rectifier by
-    # sum w instead of N.
+    # At lam = 1 on all runs the estimate differs from the paper's printed
+    # form (1/N) sum [f + (y - f) xi/pi] only by normalising the rectifier
+    # by sum w instead of N.
     printed = np.mean(f + (y - f) * xi / pi)
-    hajek1, _ = ipw_influence(1.0, f, y, w)
+    hajek1, _ = ipw_fold(1.0, f, y, w)
     assert abs((hajek1 - f.mean()) * np.sum(w) / N - (printed - f.mean())) < 1e-9 * max(1, abs(printed))
-    var = np.sum(psi ** 2) / (N - 1) / N
+    folds = [np.arange(N) % 2 == 0, np.arange(N) % 2 == 1]
+    lam = [0.0, 0.0]
+    if all(xi[fd].sum() >= 2 for fd in folds):
+        lam = [ipw_lambda(f[folds[1 - k]], y[folds[1 - k]], pi[folds[1 - k]], xi[folds[1 - k]]) for k in (0, 1)]
+    if lam == [0.0, 0.0]:
+        lam_bar = 0.0
+        theta, var = ipw_fold(0.0, f, y, w)
+    else:
+        theta = var = lam_bar = 0.0
+        for k in (0, 1):
+            fd = folds[k]
+            t, v = ipw_fold(lam[k], f[fd], y[fd], w[fd])
+            share = fd.sum() / N
+            theta += share * t
+            var += share ** 2 * v
+            lam_bar += share * lam[k]
     se = math.sqrt(var)
     z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
     lab = xi == 1
+    yh = np.sum(w * y) / np.sum(w)
     wv = np.sum(w[lab] * (y[lab] - yh) ** 2) / np.sum(w[lab]) * n / (n - 1)
     tool = NUMPY + ", " + SCIPY
-    call = ("numpy: w = xi/pi; yH = sum(w y)/sum(w); lam = clip(sum(xi (y-yH)(f-mean f)(1-pi)/pi^2)/sum((f-mean f)^2 (1-pi)/pi), 0, 1); "
-            "theta = lam mean(f) + sum(w (y - lam f))/sum(w); psi = lam (f - mean f) + w/mean(w) ((y - lam f) - rH); "
-            "se = sqrt(sum(psi^2)/((N-1) N)); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
+    call = ("numpy: w = xi/pi; folds = even/odd positions; lam_k = clip(sum(xi (y-yH)(f-mean f)(1-pi)/pi^2)/sum((f-mean f)^2 (1-pi)/pi), 0, 1) "
+            "on the other fold; per fold: theta_k = lam_k mean(f) + sum(w (y - lam_k f))/sum(w), "
+            "psi = lam_k (f - mean f) + w/mean(w) ((y - lam_k f) - rH), var_k = sum(psi^2)/((N_k-1) N_k); "
+            "theta = sum (N_k/N) theta_k, se = sqrt(sum (N_k/N)^2 var_k); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
     return {
         "name": name, "f": floats(f), "y": floats(y), "pi": floats(pi), "labelled": [bool(v) for v in xi], "level": level,
-        "lambda": val(lam, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
+        "lambda": val(lam_bar, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
         "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
         "effective_n": val(wv / var, tool, "weighted label variance / se^2 with " + call),
     }
@@ -185,7 +217,8 @@ def ipw_cases():
     pi = np.round(np.clip(0.05 + 0.3 * np.exp(-((light - 70) / 15) ** 2), 0.05, 1), 6)
     xi = (rng.uniform(size=500) < pi).astype(float)
     out.append(ipw_ref("score_mean_uncertain", light, d, pi, xi, 0.95))
-    out.append(ipw_ref("tiny_hand", [0.9, 0.2, 0.6, 0.8, 0.1], [1, 0, 1, 0, 0], [0.5, 0.5, 0.25, 1, 0.5], [1, 1, 1, 0, 0], 0.95))
+    out.append(ipw_ref("tiny_hand", [0.9, 0.2, 0.6, 0.8, 0.1, 0.5, 0.3, 0.7], [1, 0, 1, 0, 0, 1, 0, 1],
+                       [0.5, 0.5, 0.25, 1, 0.5, 0.8, 0.6, 0.9], [1, 1, 1, 0, 0, 1, 1, 1], 0.95))
     return out
 
 
