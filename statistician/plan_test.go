@@ -137,8 +137,8 @@ func TestPlanClassicalRateRealisedHalfWidth(t *testing.T) {
 // of the target: the plan comes from a 200-run pilot of the population,
 // then 1000 datasets of nLight runs with n deep labels are simulated.
 func TestPlanPPIRateRealisedHalfWidth(t *testing.T) {
-	if testing.Short() {
-		t.Skip("planner simulation")
+	if testing.Short() || raceEnabled {
+		t.Skip("planner simulation: 3,000 datasets of 5,000 runs")
 	}
 	const nLight = 5000
 	for i, c := range []struct {
