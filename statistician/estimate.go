@@ -121,6 +121,14 @@ func ClassicalRate(y []float64, level float64) Estimate {
 // a Reason.
 func ClassicalMean(y []float64, level float64) Estimate {
 	e := Estimate{Method: MethodClassical, Level: level, NLabelled: len(y)}
+	if len(y) < 2 {
+		e.Reason = fmt.Sprintf("insufficient data: %d deep labels, need at least 2", len(y))
+		return e
+	}
+	if i := firstNonFinite(y); i >= 0 {
+		e.Reason = fmt.Sprintf("invalid input: deep label %d is %v", i, y[i])
+		return e
+	}
 	md := MeanDifference(y, level)
 	if md.Reason != "" {
 		e.Reason = md.Reason

@@ -43,6 +43,15 @@ func TestClassicalMeanHandWorked(t *testing.T) {
 	if e.Value != 7 || e.Reason == "" || e.CI != (Interval{}) {
 		t.Errorf("constant labels: %+v", e)
 	}
+	for name, e := range map[string]Estimate{
+		"one label": ClassicalMean([]float64{7}, 0.95),
+		"NaN":       ClassicalMean([]float64{7, math.NaN()}, 0.95),
+		"level":     ClassicalMean([]float64{7, 8}, 0),
+	} {
+		if e.Reason == "" || e.Value != 0 {
+			t.Errorf("%s: %+v", name, e)
+		}
+	}
 }
 
 func TestPPIMeanHandWorked(t *testing.T) {
