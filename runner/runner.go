@@ -447,7 +447,6 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 			break
 		}
 		attempts++
-		start := time.Now()
 		insp, err := p.attempt(rctx, s, run, depth)
 		var usage *Usage
 		reported := 0.0
@@ -456,7 +455,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 		} else if u, ok := UsageOf(err); ok {
 			usage = &u
 		}
-		usd := s.recordCall(time.Since(start), usage, reported, attempts > 1)
+		usd := s.recordCall(usage, reported, attempts > 1)
 		p.budget.settle(s.worst, usd)
 		if err == nil {
 			if s.billed != nil && s.price != nil {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -88,7 +87,10 @@ type SideCost struct {
 	// a Billed inspector, else the sum of the cost.usd the inspector
 	// reported. Nil when a Billed inspector has no price.
 	USD *float64 `yaml:"usd" json:"usd"`
-	// Seconds is the wall time spent in calls, summed over calls.
+	// Seconds sums the cost.seconds the inspector reported for the
+	// inspections had by calls (an LLM judge reports each call's wall
+	// time; builtin reports none). The runner's own clock is not used, so
+	// the same inspections give the same report whatever --jobs is.
 	Seconds float64 `yaml:"seconds" json:"seconds"`
 }
 
@@ -154,7 +156,7 @@ func (s *side) callUSD(u *Usage, reported float64) float64 {
 
 // recordCall adds one call (attempt) to the side's cost and returns the
 // USD it cost.
-func (s *side) recordCall(d time.Duration, u *Usage, reported float64, retry bool) float64 {
+func (s *side) recordCall(u *Usage, reported float64, retry bool) float64 {
 	usd := s.callUSD(u, reported)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -162,7 +164,6 @@ func (s *side) recordCall(d time.Duration, u *Usage, reported float64, retry boo
 	if retry {
 		s.cost.Retries++
 	}
-	s.cost.Seconds += d.Seconds()
 	if u != nil {
 		s.cost.Usage = s.cost.Usage.Add(*u)
 	}
@@ -183,6 +184,7 @@ func (s *side) recordOutcome(insp *Inspection, cached, failed bool) {
 	default:
 		s.cost.Inspections++
 		s.cost.Tokens += insp.Cost.Tokens
+		s.cost.Seconds += insp.Cost.Seconds
 	}
 }
 

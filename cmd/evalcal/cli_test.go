@@ -248,7 +248,8 @@ func TestBinaryNothingScoredExitsOne(t *testing.T) {
 	r = runBinary(t, binOptions{}, "run", "--no-cache", "--retries", "0", "--sample", "3",
 		"--inspector", "exec:sh testdata/inspectors/crash.sh {run} {depth}", "-o", filepath.Join(dir, "r.yaml"), "testdata/runs")
 	expect(t, "run, all inspections fail", r, 1, nil, []string{"evalcal: 6 failed inspections (the first 5; the document lists them under failures):",
-		"evalcal: 0 runs compared: agreement undefined", "no run got both inspections"})
+		"insufficient_evidence: These runs do not yet tell whether light can stand in for deep (insufficient_evidence): no run has both verdicts",
+		"no run got both inspections"})
 	if strings.Contains(r.stderr, "agreement 0.0% [") {
 		t.Errorf("stderr shows a 0%% agreement for no runs:\n%s", r.stderr)
 	}

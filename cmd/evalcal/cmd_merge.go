@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/evalcal/evalcal/calibrate"
-	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // mergeOptions are evalcal merge's flags and arguments.
@@ -113,7 +109,7 @@ func mergeRun(ctx context.Context, o *mergeOptions) error {
 			names[i] = "stdin"
 		}
 	}
-	merged, err := mergeShards(shards, names)
+	merged, err := calibrate.Merge(shards, names)
 	if err != nil {
 		return inputError(err)
 	}
@@ -136,77 +132,4 @@ func readShard(ctx context.Context, path string, stdin io.Reader) (*report.Repor
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
 	return r, nil
-}
-
-// mergeShards checks that the reports are the shards 1..n of one job
-// (same inputs, each shard once) and recombines them.
-func mergeShards(shards []*report.Report, names []string) (*report.Report, error) {
-	first := shards[0]
-	// ParseShard bounds n, so the allocation below is bounded too.
-	_, n, err := calibrate.ParseShard(first.Inputs.Shard)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q: %v)", names[0], first.Inputs.Shard, err)
-	}
-
-	seen := make([]string, n+1)
-	var cs []comparator.Comparison
-	var failures []runner.Failure
-	runOf := map[string]string{}
-	for k, r := range shards {
-		i, m, err := calibrate.ParseShard(r.Inputs.Shard)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[k], r.Inputs.Shard)
-		case m != n:
-			return nil, fmt.Errorf("merge: %s is shard %s but %s is of %d shards", names[k], r.Inputs.Shard, names[0], n)
-		case seen[i] != "":
-			return nil, fmt.Errorf("merge: shard %d/%d given twice (%s and %s)", i, n, seen[i], names[k])
-		}
-		seen[i] = names[k]
-		if d := sameJob(first, r); d != "" {
-			return nil, fmt.Errorf("merge: %s and %s are not shards of one job: %s differs", names[0], names[k], d)
-		}
-		for _, c := range r.Comparisons {
-			if prev, dup := runOf[c.RunID]; dup {
-				return nil, fmt.Errorf("merge: run %s is in both %s and %s", c.RunID, prev, names[k])
-			}
-			runOf[c.RunID] = names[k]
-			cs = append(cs, c)
-		}
-		failures = append(failures, r.Failures...)
-	}
-	for i := 1; i <= n; i++ {
-		if seen[i] == "" {
-			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].RunID < cs[j].RunID })
-	sort.SliceStable(failures, func(i, j int) bool {
-		if failures[i].RunID != failures[j].RunID {
-			return failures[i].RunID < failures[j].RunID
-		}
-		return failures[i].Depth == runner.Light && failures[j].Depth != runner.Light
-	})
-	merged := *first
-	merged.Inputs.Shard = ""
-	fillResults(&merged, cs, failures, first.Inputs.Bins)
-	return &merged, nil
-}
-
-// sameJob names the first input that differs between two shard reports,
-// or returns "".
-func sameJob(a, b *report.Report) string {
-	ai, bi := a.Inputs, b.Inputs
-	ai.Shard, bi.Shard = "", ""
-	switch {
-	case a.SchemaVersion != b.SchemaVersion:
-		return "schema_version"
-	case a.GeneratedBy != b.GeneratedBy:
-		return "generated_by"
-	case !reflect.DeepEqual(ai, bi):
-		return "inputs"
-	case !reflect.DeepEqual(a.Sample, b.Sample):
-		return "sample"
-	}
-	return ""
 }

@@ -15,12 +15,13 @@ const (
 	exitFailed      = 1
 	exitUsage       = 2
 	exitGate        = 3
+	exitBudget      = 4
 	exitInterrupted = 130
 )
 
 // exitCodesHelp is the exit-code line every command's help ends with.
 const exitCodesHelp = "Exit codes: 0 ok, 1 the work failed (no run compared, nothing scored, output not written),\n" +
-	"2 usage or input error, 3 a gate was not met, 130 interrupted."
+	"2 usage or input error, 3 a gate was not met, 4 stopped by the --max-cost budget, 130 interrupted."
 
 // errNothingScored is matched (errors.Is) by the error of a command whose
 // input gave nothing to score: an empty file, every line bad, a --by field
@@ -68,6 +69,15 @@ func gateError(err error) error {
 		return nil
 	}
 	return &exitError{code: exitGate, err: err}
+}
+
+// budgetError marks err as a stop by the --max-cost budget (exit 4; the
+// partial report was written).
+func budgetError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitBudget, err: err}
 }
 
 // hintOf returns the hint of the outermost exitError in err's chain, or "".

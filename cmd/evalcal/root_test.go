@@ -108,7 +108,7 @@ func TestRunOptionsFromFlagsAnywhere(t *testing.T) {
 		got.Output.Path != "r.json" || got.Output.Format != "json" || got.Bins != 10 || got.Inspector != "builtin" {
 		t.Errorf("options %+v", got)
 	}
-	if strings.Join(recordedArgs(got.args), " ") != "testdata/runs --sample=5 testdata/more" {
+	if strings.Join(recordedArgs(got.args), " ") != "evalcal run testdata/runs --sample=5 testdata/more" {
 		t.Errorf("recorded command line %v", recordedArgs(got.args))
 	}
 }

@@ -39,6 +39,10 @@ var ErrNotSaved = errors.New("no saved")
 // read-only after Load and safe for concurrent use.
 type Inspector struct {
 	byKey map[key]runner.Inspection
+	// pi holds the inclusion_probability a run's deep line records.
+	pi map[string]float64
+	// fingerprint is the SHA-256 over every run's content hash, in id order.
+	fingerprint string
 	// bad holds, per run and depth, why its saved line was rejected.
 	bad map[key]error
 	// unattributed are rejected lines whose run_id and depth could not be
@@ -58,6 +62,7 @@ type key struct {
 
 // entry is a run's saved lines, light and deep.
 type entry struct {
+	pi   *float64
 	insp [2]*runner.Inspection
 	line [2]int
 	raw  [2][]byte
@@ -188,6 +193,14 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		if bad[key{insp.RunID, insp.Depth}] != nil {
 			continue // an earlier line for this pair was rejected
 		}
+		p, err := inclusionProbability(line)
+		if err != nil {
+			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID, err))
+			continue
+		}
+		if p != nil {
+			e.pi = p
+		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
 	}
 	if len(entries) == 0 {
@@ -197,9 +210,13 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
 	}
 
-	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed}
+	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed,
+		pi: map[string]float64{}}
 	runs := make([]sampler.Run, 0, len(entries))
 	for id, e := range entries {
+		if e.pi != nil {
+			in.pi[id] = *e.pi
+		}
 		run := sampler.Run{ID: id, Era: sampler.EraSaved, Status: sampler.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
 		for k, insp := range e.insp {
 			run.SizeBytes += int64(len(e.raw[k]))
@@ -214,8 +231,49 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		runs = append(runs, run)
 	}
 	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	h := sha256.New()
+	for _, r := range runs {
+		h.Write([]byte(r.ID + "\x00" + r.ContentHash + "\n"))
+	}
+	in.fingerprint = hex.EncodeToString(h.Sum(nil))
 	return in, runs, nil
 }
+
+// inclusionProbability reads a line's optional inclusion_probability: the
+// probability with which the run was chosen for this (deep) inspection,
+// in (0, 1]. Absent is nil.
+func inclusionProbability(line []byte) (*float64, error) {
+	var v struct {
+		P *float64 `json:"inclusion_probability"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil || v.P == nil {
+		return nil, nil
+	}
+	if !(*v.P > 0 && *v.P <= 1) {
+		return nil, &runner.FieldError{Field: "inclusion_probability", Err: fmt.Errorf("%v is not in (0, 1]", *v.P)}
+	}
+	return v.P, nil
+}
+
+// Covers reports whether the file holds a line for run id at depth (a
+// rejected line counts: the run's inspection then fails with its reason).
+// Runs a deep file does not cover are the ones not in the deep subset.
+func (in *Inspector) Covers(runID string, depth runner.Depth) bool {
+	k := key{runID, depth}
+	_, ok := in.byKey[k]
+	return ok || in.bad[k] != nil
+}
+
+// InclusionProbability returns the inclusion_probability recorded on the
+// run's lines (issue 9: how a human-labelled subset was drawn).
+func (in *Inspector) InclusionProbability(runID string) (float64, bool) {
+	p, ok := in.pi[runID]
+	return p, ok
+}
+
+// Fingerprint is the SHA-256 over every run's id and content hash, in id
+// order: it changes whenever any inspection in the file does.
+func (in *Inspector) Fingerprint() string { return in.fingerprint }
 
 // attribution reads the run_id and depth of a rejected line, if it can.
 func attribution(line []byte) (string, runner.Depth, bool) {
