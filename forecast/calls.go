@@ -297,7 +297,7 @@ type CallReport struct {
 // the input), are reported in the result and skipped. Groups and
 // passports are sorted by agent then season.
 //
-// Memory is O(groups + distinct confidences per group) plus about 26
+// Memory is O(groups + distinct confidences per group) plus about 38
 // bytes per distinct call id and a few chunks of input (at most about
 // 3 x workers x (256 KiB + MaxLineBytes)); time is O(calls log prices).
 // prices must not be changed while ResolveCalls runs. It returns an error

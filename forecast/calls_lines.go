@@ -142,14 +142,18 @@ func (cr *chunkReader) fill(buf []byte) ([]byte, error) {
 	n, err := cr.r.Read(buf[len(buf):cap(buf)])
 	buf = buf[:len(buf)+n]
 	cr.read += int64(n)
+	line := cr.line // the line being read
+	if cr.skip {
+		line-- // the over-long line, already handed on
+	}
 	if cr.read > cr.lim.MaxFileBytes {
-		return buf, fmt.Errorf("line %d: %w (%d bytes)", cr.line, ErrInputTooLarge, cr.lim.MaxFileBytes)
+		return buf, fmt.Errorf("line %d: %w of %d bytes", line, ErrInputTooLarge, cr.lim.MaxFileBytes)
 	}
 	switch {
 	case errors.Is(err, io.EOF):
 		cr.eof = true
 	case err != nil:
-		return buf, fmt.Errorf("line %d: %w", cr.line, err)
+		return buf, fmt.Errorf("line %d: %w", line, err)
 	}
 	return buf, nil
 }
