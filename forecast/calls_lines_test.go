@@ -404,8 +404,10 @@ func TestReadersReturnPromptlyWhenCancelled(t *testing.T) {
 	// with ctx.Err(); so does an endless single line.
 	for _, rc := range readerCases() {
 		inputs := map[string]func() io.Reader{
-			"lines":  func() io.Reader { return &endless{pattern: []byte(rc.line + "\n")} },
-			"1 line": func() io.Reader { return io.MultiReader(strings.NewReader(rc.line+"\n"), &endless{pattern: []byte("x")}) },
+			"lines": func() io.Reader { return &endless{pattern: []byte(rc.line + "\n")} },
+			"1 line": func() io.Reader {
+				return io.MultiReader(strings.NewReader(rc.line+"\n"), &endless{pattern: []byte("x")})
+			},
 		}
 		for name, input := range inputs {
 			ctx, cancel := context.WithCancel(context.Background())
