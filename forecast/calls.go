@@ -752,8 +752,10 @@ func (raw rawFields) label(key string) (string, error) {
 	if raw.absent(key) {
 		return "", nil
 	}
-	if _, ok, err := raw.number(key); ok && err == nil {
-		return string(bytes.TrimSpace(raw[key])), nil
+	if v := bytes.TrimSpace(raw[key]); v[0] == '-' || (v[0] >= '0' && v[0] <= '9') {
+		if _, ok, err := raw.number(key); ok && err == nil {
+			return string(v), nil
+		}
 	}
 	s, _, err := raw.str(key)
 	if err != nil {
@@ -829,6 +831,11 @@ func (raw rawFields) boolean(key string) (bool, error) {
 
 // time parses the required RFC 3339 timestamp in field key.
 func (raw rawFields) time(key string) (time.Time, error) {
+	if v := bytes.TrimSpace(raw[key]); len(v) == 22 && v[0] == '"' {
+		if t, ok := parseUTCSeconds(v[1:21]); ok {
+			return t, nil
+		}
+	}
 	s, err := raw.required(key)
 	if err != nil {
 		return time.Time{}, err
@@ -845,6 +852,9 @@ var (
 
 // parseTimestamp parses an RFC 3339 time in [1700, 2200) as UTC.
 func parseTimestamp(field, s string) (time.Time, error) {
+	if t, ok := parseUTCSeconds(s); ok {
+		return t, nil
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}, fieldErrorf(field, "not an RFC 3339 time: %q", s)
@@ -853,6 +863,48 @@ func parseTimestamp(field, s string) (time.Time, error) {
 		return time.Time{}, fieldErrorf(field, "time %q outside years 1700-2199", s)
 	}
 	return t.UTC(), nil
+}
+
+// parseTimestampBytes is parseTimestamp of b, without copying b when it
+// is in the common form (see parseUTCSeconds).
+func parseTimestampBytes(field string, b []byte) (time.Time, error) {
+	if t, ok := parseUTCSeconds(b); ok {
+		return t, nil
+	}
+	return parseTimestamp(field, string(b))
+}
+
+// parseUTCSeconds parses the common timestamp form YYYY-MM-DDTHH:MM:SSZ
+// with a year in [1700, 2200), giving the time that time.Parse with
+// time.RFC3339 gives; ok is false for any other text (other forms,
+// out-of-range fields, other years), which the caller hands to
+// time.Parse and the range check. It spares the general parser and a
+// copy on the readers' hot path.
+func parseUTCSeconds[T string | []byte](s T) (t time.Time, ok bool) {
+	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(i, j int) int {
+		n := 0
+		for ; i < j; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	if year < 1700 || year >= 2200 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	if day > 28 && day > time.Date(year, time.Month(month+1), 0, 0, 0, 0, 0, time.UTC).Day() {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), true
 }
 
 // excerpt shortens a value for an error message.

@@ -360,11 +360,11 @@ func (c *priceColumns) parse(line []byte) (priceLine, error) {
 	if len(pool) == 0 {
 		return priceLine{}, fieldErrorf("pool", "missing")
 	}
-	at, err := parseTimestamp("ts", string(bytes.TrimSpace(ts)))
+	at, err := parseTimestampBytes("ts", bytes.TrimSpace(ts))
 	if err != nil {
 		return priceLine{}, err
 	}
-	x, err := parsePrice(string(bytes.TrimSpace(price)))
+	x, err := parsePriceBytes(bytes.TrimSpace(price))
 	if err != nil {
 		return priceLine{}, err
 	}
@@ -390,10 +390,11 @@ func splitCSV(line []byte) ([]string, error) {
 	return rec, nil
 }
 
-func parsePrice(s string) (float64, error) {
-	x, err := strconv.ParseFloat(s, 64)
+// parsePriceBytes parses a CSV price: a finite number > 0.
+func parsePriceBytes(b []byte) (float64, error) {
+	x, err := strconv.ParseFloat(string(b), 64) // no copy: the string does not escape
 	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-		return 0, fieldErrorf("price", "not a finite number: %q", s)
+		return 0, fieldErrorf("price", "not a finite number: %q", b)
 	}
 	if !(x > 0) {
 		return 0, fieldErrorf("price", "%v must be > 0", x)
