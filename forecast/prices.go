@@ -280,7 +280,14 @@ func (pr *priceReader) deliver(lines []priceLine) error {
 func (pr *priceReader) prices() *Prices {
 	p := NewPrices()
 	for k, pool := range pr.pools {
-		p.pools[pool] = pr.series[k]
+		s := pr.series[k]
+		if cap(s)-len(s) > len(s)/16 {
+			// Drop append's spare capacity (up to a quarter of a large
+			// pool): prices are the bulk of what calls keeps in memory.
+			s = append(make([]pricePoint, 0, len(s)), s...)
+		}
+		p.pools[pool] = s
+		pr.series[k] = nil
 	}
 	p.sorted = !pr.unsorted
 	p.Sort()
