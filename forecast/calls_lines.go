@@ -207,7 +207,7 @@ func (cr *chunkReader) next(ctx context.Context) (*lineChunk, error) {
 			cr.recycle(buf)
 			return nil, io.EOF
 		}
-		if end == 0 && len(buf) > cr.lim.MaxLineBytes {
+		if cr.started && end == 0 && len(buf) > cr.lim.MaxLineBytes {
 			// No newline within the limit: the line is too long. Hand on
 			// a marker and discard the rest of the line unread.
 			cr.skip = true
