@@ -24,23 +24,23 @@ type callsDocument struct {
 	// Inputs are the input files with the SHA-256 of their bytes, and
 	// CommandLine the arguments (without -o), so the document can be
 	// reproduced.
-	Inputs      []forecast.ScoreInput     `yaml:"inputs" json:"inputs"`
-	CommandLine []string                  `yaml:"command_line" json:"command_line"`
-	AsOf        string                    `yaml:"as_of" json:"as_of"`
-	Calls       string                    `yaml:"calls" json:"calls"`
-	Prices      string                    `yaml:"prices" json:"prices"`
-	Groups      []forecast.GroupScore     `yaml:"groups" json:"groups"`
-	Passports   []forecast.Passport       `yaml:"passports" json:"passports"`
-	Tampered    []forecast.CallRef        `yaml:"tampered" json:"tampered"`
-	Unsealed    int                       `yaml:"unsealed" json:"unsealed"`
+	Inputs      []forecast.ScoreInput `yaml:"inputs" json:"inputs"`
+	CommandLine []string              `yaml:"command_line" json:"command_line"`
+	AsOf        string                `yaml:"as_of" json:"as_of"`
+	Calls       string                `yaml:"calls" json:"calls"`
+	Prices      string                `yaml:"prices" json:"prices"`
+	Groups      []forecast.GroupScore `yaml:"groups" json:"groups"`
+	Passports   []forecast.Passport   `yaml:"passports" json:"passports"`
+	Tampered    []forecast.CallRef    `yaml:"tampered" json:"tampered"`
+	Unsealed    int                   `yaml:"unsealed" json:"unsealed"`
 	// SealedV2 and SealedV1 count the calls by seal version;
 	// UnsealedIgnored the unsealed calls that do not count.
-	SealedV2        int `yaml:"sealed_v2" json:"sealed_v2"`
-	SealedV1        int `yaml:"sealed_v1" json:"sealed_v1"`
-	UnsealedIgnored int `yaml:"unsealed_ignored" json:"unsealed_ignored"`
-	Composite   []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
-	BadLines    []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
-	Warnings    []string                  `yaml:"warnings" json:"warnings"`
+	SealedV2        int                       `yaml:"sealed_v2" json:"sealed_v2"`
+	SealedV1        int                       `yaml:"sealed_v1" json:"sealed_v1"`
+	UnsealedIgnored int                       `yaml:"unsealed_ignored" json:"unsealed_ignored"`
+	Composite       []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
+	BadLines        []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
+	Warnings        []string                  `yaml:"warnings" json:"warnings"`
 	// Gates records each requested gate (--require) and its outcome.
 	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
