@@ -63,6 +63,7 @@ with -o FILE; diagnostics and progress go to stderr, prefixed "evalcal:".`,
 		newCmdCalls(f, nil),
 		newCmdGate(f, nil),
 		newCmdRender(f, nil),
+		newCmdPlan(f, nil),
 		newCmdVersion(f),
 		newCmdCompletion(f),
 	)

@@ -81,3 +81,15 @@ func noArgs(c *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// exactlyOneArg is cobra.ExactArgs(1) as a usage error naming the command
+// and the argument it wants.
+func exactlyOneArg(name, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usageErrorHint(fmt.Sprintf("Run '%s --help' for usage.", c.CommandPath()),
+				"%s: want one %s, got %d arguments", name, what, len(args))
+		}
+		return nil
+	}
+}

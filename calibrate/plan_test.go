@@ -1,0 +1,87 @@
+package calibrate
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician"
+)
+
+// pilot is a report of n paired runs, passes of them passing deep and
+// matches of them agreeing.
+func pilot(n, passes, matches int) *report.Report {
+	rep := &report.Report{}
+	for i := range n {
+		c := comparator.Comparison{RunID: string(rune('a' + i%26)), DeepVerdict: runner.VerdictFail, VerdictMatch: i < matches,
+			Light: comparator.Scores{RuntimeFidelity: 30, TaskEffectiveness: 30}}
+		if i < passes {
+			c.DeepVerdict = runner.VerdictPass
+			c.Light = comparator.Scores{RuntimeFidelity: 80, TaskEffectiveness: 90}
+		}
+		rep.Comparisons = append(rep.Comparisons, c)
+	}
+	return rep
+}
+
+func TestPlanAnswersEveryQuestionFromThePilot(t *testing.T) {
+	doc, err := Plan(pilot(40, 12, 36), PlanOptions{HalfWidth: 0.05, AgreementTarget: 80, LightRuns: 4000, Report: "p.yaml"}, "evalcal test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *doc.Pilot.DeepPassRate != 0.3 || *doc.Pilot.AgreementPercent != 90 || doc.LightRuns != 4000 {
+		t.Fatalf("pilot %+v light runs %d", doc.Pilot, doc.LightRuns)
+	}
+	// Classical at 0.3: the smallest n whose Wilson half-width at 0.3 is
+	// at most 0.05 (the normal approximation gives 1.96^2 0.21 / 0.0025 = 323).
+	c := doc.DeepLabels[0]
+	if c.Method != statistician.MethodClassical || c.N == nil {
+		t.Fatalf("classical row %+v", c)
+	}
+	if h := statistician.WilsonHalfWidth(0.3, *c.N, statistician.Z95); h > 0.05 || statistician.WilsonHalfWidth(0.3, *c.N-1, statistician.Z95) <= 0.05 {
+		t.Errorf("classical n %d is not the smallest with half-width <= 0.05", *c.N)
+	}
+	if *c.N < 310 || *c.N > 330 {
+		t.Errorf("classical n %d, want about 323", *c.N)
+	}
+	// A light predictor that separates deep passes perfectly needs fewer
+	// deep labels than deep alone.
+	var ppi *PlanRow
+	for i := range doc.DeepLabels {
+		if doc.DeepLabels[i].Method == statistician.MethodPPI {
+			ppi = &doc.DeepLabels[i]
+		}
+	}
+	if ppi == nil || ppi.N == nil || *ppi.N >= *c.N {
+		t.Errorf("ppi row %+v, want fewer deep inspections than classical's %d", ppi, *c.N)
+	}
+	// Agreement at 90% to clear 80%: the Wilson lower bound at n clears
+	// 0.8 (with the successes rounded down).
+	a := doc.Agreement
+	if a.N == nil || a.Achieved == nil || *a.Achieved <= 80 {
+		t.Fatalf("agreement row %+v", a)
+	}
+	iv, _ := statistician.WilsonInterval(int(0.9*float64(*a.N)), *a.N, statistician.Z95)
+	if iv.Lower <= 0.8 {
+		t.Errorf("at n = %d the lower bound is %v, not above 0.8", *a.N, iv.Lower)
+	}
+	if !strings.Contains(string(doc.Markdown()), "| classical | 0.3 | "+strconv.Itoa(*c.N)+" |") {
+		t.Errorf("markdown:\n%s", doc.Markdown())
+	}
+}
+
+func TestPlanRefusesBadOptionsAndAnEmptyPilot(t *testing.T) {
+	for _, o := range []PlanOptions{{HalfWidth: 0, AgreementTarget: 80}, {HalfWidth: 1, AgreementTarget: 80},
+		{HalfWidth: 0.05, AgreementTarget: 100}, {HalfWidth: 0.05, AgreementTarget: 80, LightRuns: -1}} {
+		if _, err := Plan(pilot(10, 5, 5), o, ""); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if _, err := Plan(&report.Report{}, PlanOptions{HalfWidth: 0.05, AgreementTarget: 80}, ""); err == nil ||
+		!strings.Contains(err.Error(), "no run with both depths") {
+		t.Errorf("empty pilot: %v", err)
+	}
+}
