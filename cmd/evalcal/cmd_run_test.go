@@ -354,3 +354,49 @@ func TestRunSampleLargerThanTheValidRunsSaysSo(t *testing.T) {
 		t.Errorf("exit %d; no warning about the short sample", code)
 	}
 }
+
+// --repeat K measures each side's repeatability: flip.sh's light side
+// fails repeat 1 of the runs whose id ends in 0-7, and its deep side never
+// changes its mind.
+func TestRunRepeatMeasuresAKnownFlipRate(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--quiet", "--repeat", "3", "--sample", "12", "--allow-homogeneous",
+		"--inspector", "exec:sh testdata/inspectors/flip.sh", "--format", "json", "testdata/runs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	flips := 0
+	for _, r := range rep.Sample.Runs {
+		if c := r.ID[len(r.ID)-1]; c >= '0' && c <= '7' {
+			flips++
+		}
+	}
+	n := float64(len(rep.Sample.Runs))
+	rp := rep.Repeatability
+	if rp == nil || rp.K != 3 || rp.Light.Runs != len(rep.Sample.Runs) {
+		t.Fatalf("repeatability %+v", rp)
+	}
+	if got, want := *rp.Light.FlipRate, float64(flips)/n; got != want || flips == 0 {
+		t.Errorf("light flip rate %v, want %d/%v", got, flips, n)
+	}
+	if got, want := *rp.Light.PassAllK, 1-float64(flips)/n; got != want {
+		t.Errorf("light pass^3 %v, want %v", got, want)
+	}
+	if *rp.Deep.FlipRate != 0 || *rp.Deep.PassAllK != 0 {
+		t.Errorf("deep flip rate %v pass^3 %v, want 0 and 0", *rp.Deep.FlipRate, *rp.Deep.PassAllK)
+	}
+	// Paired statistics use the majority verdict (2 passes of 3) and the
+	// mean score: (80 + 30 + 80) / 3 on a flipping run.
+	for _, c := range rep.Comparisons {
+		if c.LightVerdict != "pass" {
+			t.Errorf("run %s: light %s, want the majority pass", c.RunID, c.LightVerdict)
+		}
+	}
+	if len(rep.Repeats) != len(rep.Sample.Runs) || len(rep.Repeats[0].Light) != 3 {
+		t.Errorf("repeats listing %d runs", len(rep.Repeats))
+	}
+}

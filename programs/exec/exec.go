@@ -4,7 +4,9 @@
 // The command is split like a POSIX shell would split it (quotes and
 // backslashes, github.com/google/shlex) but run without a shell. In every
 // argument `{run}` becomes the run directory and `{depth}` the depth; the
-// environment also carries EVALCAL_RUN, EVALCAL_RUN_ID and EVALCAL_DEPTH.
+// environment also carries EVALCAL_RUN, EVALCAL_RUN_ID, EVALCAL_DEPTH and
+// EVALCAL_REPEAT (the 0-based repeat index with --repeat K; `{repeat}` in an
+// argument).
 // The program prints one inspection JSON object on stdout (schema in
 // DESIGN.md; `program` is accepted for `system`).
 //
@@ -51,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -130,9 +133,10 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 		return runner.Inspection{}, runner.Permanent(fmt.Errorf("exec inspector: run %s has no directory", run.ID))
 	}
 	dir := RunPath(run.Path)
+	repeat := strconv.Itoa(runner.RepeatOf(ctx))
 	argv := make([]string, len(in.args))
 	for i, a := range in.args {
-		argv[i] = strings.NewReplacer("{run}", dir, "{depth}", string(depth)).Replace(a)
+		argv[i] = strings.NewReplacer("{run}", dir, "{depth}", string(depth), "{repeat}", repeat).Replace(a)
 	}
 	stderr := &tailBuffer{max: StderrTail}
 	fail := func(err error) error {
@@ -156,7 +160,7 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 	stdout := &limitedBuffer{max: MaxStdout, onOverflow: func() { cancel(errStdoutTooLong) }}
 	cmd := command(callCtx, prog, argv)
 	cmd.Env = append(os.Environ(),
-		"EVALCAL_RUN="+dir, "EVALCAL_RUN_ID="+run.ID, "EVALCAL_DEPTH="+string(depth))
+		"EVALCAL_RUN="+dir, "EVALCAL_RUN_ID="+run.ID, "EVALCAL_DEPTH="+string(depth), "EVALCAL_REPEAT="+repeat)
 	cmd.WaitDelay = waitDelay
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 
