@@ -81,15 +81,15 @@ func leniencyWords(l aggregate.Leniency) string {
 		if l.Significant {
 			sig = "significant"
 		}
-		p = fmt.Sprintf(", McNemar p = %.2g, %s", *l.McNemarP, sig)
+		p = fmt.Sprintf(" (McNemar p = %.2g, %s)", *l.McNemarP, sig)
 	}
 	switch l.Direction {
 	case aggregate.Lenient:
-		return fmt.Sprintf("at the pass line light is lenient: it passes %d runs deep does not and misses %d deep passes (%s)",
-			l.LightPassDeepNot, l.DeepPassLightNot, strings.TrimPrefix(p, ", "))
+		return fmt.Sprintf("at the pass line light is lenient: it passes %d runs deep does not and misses %d deep passes%s",
+			l.LightPassDeepNot, l.DeepPassLightNot, p)
 	case aggregate.Strict:
-		return fmt.Sprintf("at the pass line light is strict: it misses %d deep passes and passes %d runs deep does not (%s)",
-			l.DeepPassLightNot, l.LightPassDeepNot, strings.TrimPrefix(p, ", "))
+		return fmt.Sprintf("at the pass line light is strict: it misses %d deep passes and passes %d runs deep does not%s",
+			l.DeepPassLightNot, l.LightPassDeepNot, p)
 	}
 	if l.LightPassDeepNot == 0 {
 		return "light and deep pass the same runs"

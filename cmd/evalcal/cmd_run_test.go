@@ -400,3 +400,25 @@ func TestRunRepeatMeasuresAKnownFlipRate(t *testing.T) {
 		t.Errorf("repeats listing %d runs", len(rep.Repeats))
 	}
 }
+
+// The demo report answers first: summary.trust within its first 30 lines
+// (issue 10), as `make demo` writes it.
+func TestDemoReportHasTheVerdictOnTop(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "demo-report.yaml")
+	if _, stderr, code := runCLI(t, "run", "--seed", "1", "--cache", filepath.Join(dir, "cache"), "-o", out, "testdata/runs"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines[:min(30, len(lines))] {
+		if strings.HasPrefix(l, "  trust: ") && strings.TrimSpace(lines[i-1]) == "summary:" {
+			return
+		}
+	}
+	t.Errorf("summary.trust is not in the first 30 lines:\n%s", strings.Join(lines[:min(30, len(lines))], "\n"))
+}

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/statistician"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+// trustReport is a report with the figures the trust rule reads: n runs,
+// the agreement percent with its Wilson interval, and the linear kappa
+// with its interval.
+func trustReport(n, matches int, kappa, kLo, kHi float64) *Report {
+	r := &Report{}
+	p := 100 * float64(matches) / float64(n)
+	iv, _ := statistician.WilsonInterval(matches, n, statistician.Z95)
+	r.AgreementRate = aggregate.AgreementRate{Percent: &p, Matches: matches, N: n,
+		Wilson95: &statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}}
+	r.Kappa.Linear = statistician.Kappa{Value: kappa, CI95: statistician.Interval{Lower: kLo, Upper: kHi}, N: n}
+	r.Leniency = aggregate.Leniency{N: n, LightPassDeepNot: n - matches, Direction: aggregate.Lenient}
+	return r
+}
+
+// One golden summary per trust level: the rule's verdict, its reasons and
+// the sentence a team lead reads.
+func TestSummaryGoldenForEveryTrustLevel(t *testing.T) {
+	cases := []struct {
+		name string
+		rep  *Report
+		want string
+	}{
+		{"gate", trustReport(400, 376, 0.86, 0.81, 0.91), advisor.TrustGate},
+		{"monitor", trustReport(120, 100, 0.62, 0.5, 0.74), advisor.TrustMonitor},
+		{"explore", trustReport(200, 110, 0.25, 0.15, 0.35), advisor.TrustExplore},
+		{"insufficient_evidence", trustReport(12, 9, 0.55, 0.1, 0.95), advisor.TrustInsufficient},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "monitor" {
+				c.rep.Gates = []gates.GateRecord{{Expr: "agreement.lower >= 80", Pass: false}, {Expr: "kappa.linear.lower >= 0.4", Pass: true}}
+			}
+			Summarize(c.rep)
+			if c.rep.Summary.Trust != c.want {
+				t.Fatalf("trust %q, want %q (why: %v)", c.rep.Summary.Trust, c.want, c.rep.Summary.Why)
+			}
+			got, err := EncodeYAML(map[string]Summary{"summary": c.rep.Summary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, fmt.Sprintf("testdata/summary/%s.yaml", c.name), got)
+		})
+	}
+}
+
+func TestSummaryPutsFailedGatesInTheSentence(t *testing.T) {
+	r := trustReport(120, 100, 0.62, 0.5, 0.74)
+	r.Gates = []gates.GateRecord{{Expr: "agreement.lower >= 80", Pass: false}}
+	Summarize(r)
+	if r.Summary.GatesFailed != 1 || !strings.Contains(r.Summary.Sentence, "GATES FAILED: 1 of 1 (agreement.lower >= 80)") {
+		t.Errorf("summary %+v", r.Summary)
+	}
+}
+
+func TestSummaryOfNoRunsSaysSoWithoutFigures(t *testing.T) {
+	r := &Report{}
+	r.Kappa.Linear = statistician.Kappa{Reason: "no runs with both verdicts"}
+	Summarize(r)
+	if r.Summary.Trust != advisor.TrustInsufficient || strings.Contains(r.Summary.Sentence, "0.00%") ||
+		!strings.Contains(r.Summary.Sentence, "no run has both verdicts") {
+		t.Errorf("summary %+v", r.Summary)
+	}
+}
