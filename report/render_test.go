@@ -208,7 +208,7 @@ func TestTrendAndGateSectionsShowEveryFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(writeMarkdown(page{Title: "t", Verdict: "v", Sections: []section{
+	md := string(writeMarkdown(page{Title: "t", Banner: banner{Lead: "v"}, Sections: []section{
 		trendSection(tr), gatesSection(gates.Check(gs, buildReport(fixtureRuns))),
 	}}))
 	for _, want := range []string{
