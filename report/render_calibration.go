@@ -801,7 +801,7 @@ func commandLine(cmd string, args []string) string {
 
 // shellQuote quotes s for a POSIX shell: as it is when every byte is
 // safe (letters, digits and @%+=:,./_-), else in single quotes, each
-// single quote written as '\''. The empty string is ''.
+// single quote written as '\”. The empty string is ”.
 func shellQuote(s string) string {
 	if s == "" {
 		return "''"
