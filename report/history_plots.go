@@ -214,7 +214,7 @@ func historySVG(nights []HistoryNight, metric func() historyMetric) ([]byte, err
 		if err != nil {
 			return nil, fmt.Errorf("report: history chart: %w", err)
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: failColor, Radius: vg.Points(5), Shape: draw.TriangleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: failColor, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
 		p.Add(sc)
 	}
 	return svgOf(p, historyWidth, historyHeight)
