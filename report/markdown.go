@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/evalcal/evalcal/forecast"
@@ -89,7 +90,7 @@ func (t *table) Numeric() []bool {
 				continue
 			}
 			filled = true
-			if !strings.HasPrefix(row[j], "n/a") && !strings.ContainsRune("0123456789-+[$", rune(row[j][0])) {
+			if !numericCell.MatchString(row[j]) {
 				out[j] = false
 				break
 			}
@@ -98,6 +99,11 @@ func (t *table) Numeric() []bool {
 	}
 	return out
 }
+
+// numericCell is a cell that reads as a number: "n/a" with or without a
+// reason, an interval, or a number (with $, %, x, a "/second" or a note
+// after a space: "41.23% (ppi, 47 runs)", "80/75").
+var numericCell = regexp.MustCompile(`^(n/a.*|\[.*\]|[-+]?\$?\d[\d.]*(e[-+]\d+)?[%x]?(/\d[\d.]*)?( .*)?)$`)
 
 // figure is an inline SVG chart with its caption.
 type figure struct {

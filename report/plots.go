@@ -222,8 +222,10 @@ func scatterSVG(cs []comparator.Comparison, name string) ([]byte, error) {
 	p.Title.Text = fmt.Sprintf("light vs deep: %s (%d runs at %d points)", name, len(cs), len(rc.points))
 	p.X.Label.Text = "light " + name
 	p.Y.Label.Text = "deep " + name
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 100, 0, 100
-	id, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 100, Y: 100}})
+	// Equal ranges on both axes, with room around 0..100 for the largest
+	// marker (16 pt is about 7 units on this chart).
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -7, 107, -7, 107
+	id, err := plotter.NewLine(plotter.XYs{{X: -7, Y: -7}, {X: 107, Y: 107}})
 	if err != nil {
 		return nil, fmt.Errorf("report: scatter %s: %w", name, err)
 	}

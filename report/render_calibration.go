@@ -188,14 +188,14 @@ func headlineSection(r *Report) section {
 	} else {
 		t.Rows = append(t.Rows, []string{"verdict agreement", fmtNA(firstNonEmpty(a.Reason, "no run has both verdicts")), "", ""})
 	}
-	t.Rows = append(t.Rows, clusteredRow(r.AgreementClustered))
+	t.Rows = append(t.Rows, clusteredRow(r.AgreementClustered, a.N))
 	k := r.Kappa.Linear
 	if k.Reason == "" && k.N > 0 {
 		t.Rows = append(t.Rows, []string{"linear kappa", fmtStat(k.Value), fmtStatCI(k.CI95), "verdicts ordered fail < partial < pass"})
 	} else {
 		t.Rows = append(t.Rows, []string{"linear kappa", fmtNA(k.Reason), "", ""})
 	}
-	t.Rows = append(t.Rows, leniencyRow(r.Leniency))
+	t.Rows = append(t.Rows, leniencyRow(r.Leniency, a.N))
 	if e := r.Estimate; e != nil {
 		if b := e.Best; b != nil {
 			t.Rows = append(t.Rows, []string{fmt.Sprintf("deep pass rate over all %d runs (estimate)", e.NLight), fmtPercent(100 * b.Point),
@@ -237,11 +237,19 @@ func confidenceNote(r *Report) string {
 	return strings.Join(parts, "; ")
 }
 
+// notComputed is the reason a section of a report that was written
+// without it (all zero, with runs compared) has no figures.
+const notComputed = "not computed in this report"
+
 // clusteredRow is the agreement with runs of one system not taken as
-// independent.
-func clusteredRow(c aggregate.ClusteredRate) []string {
+// independent; compared is the number of runs compared.
+func clusteredRow(c aggregate.ClusteredRate, compared int) []string {
 	if c.Percent == nil || c.CI95 == nil {
-		return []string{"agreement, clustered by system", fmtNA(c.Reason), "", ""}
+		reason := c.Reason
+		if reason == "" && compared > 0 {
+			reason = notComputed
+		}
+		return []string{"agreement, clustered by system", fmtNA(reason), "", ""}
 	}
 	note := fmt.Sprintf("%d runs in %d systems", c.N, c.Clusters)
 	if c.DesignEffect != nil {
@@ -250,10 +258,15 @@ func clusteredRow(c aggregate.ClusteredRate) []string {
 	return []string{"agreement, clustered by system", fmtPercent(*c.Percent), fmtPercentCI(*c.CI95), note}
 }
 
-// leniencyRow says which way light errs at the pass line.
-func leniencyRow(l aggregate.Leniency) []string {
+// leniencyRow says which way light errs at the pass line; compared is
+// the number of runs compared.
+func leniencyRow(l aggregate.Leniency, compared int) []string {
 	if l.N == 0 {
-		return []string{"leniency at the pass line", fmtNA("no run has both verdicts"), "", ""}
+		reason := "no run has both verdicts"
+		if compared > 0 {
+			reason = notComputed
+		}
+		return []string{"leniency at the pass line", fmtNA(reason), "", ""}
 	}
 	var value string
 	switch l.Direction {
@@ -331,16 +344,16 @@ func agreementSection(r *Report, plots bool) section {
 		s.Blocks = append(s.Blocks, block{Table: &st})
 	}
 	s.Blocks = append(s.Blocks, kappaBlocks(r.Kappa)...)
-	l := r.Leniency
-	lt := table{Header: []string{"at the pass line", "runs"}, Rows: [][]string{
-		{"light passes, deep does not", fmtCount(l.LightPassDeepNot)},
-		{"deep passes, light does not", fmtCount(l.DeepPassLightNot)},
-		{"runs with both verdicts", fmtCount(l.N)},
-	}}
-	s.Blocks = append(s.Blocks, block{Table: &lt})
-	if l.N > 0 {
-		s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("Pass rates over the same runs: light %s, deep %s; light is %s (%s).",
-			optPercent(l.LightPassRate, ""), optPercent(l.DeepPassRate, ""), l.Direction, leniencyRow(l)[3])})
+	if l := r.Leniency; l.N > 0 {
+		lt := table{Header: []string{"at the pass line", "runs"}, Rows: [][]string{
+			{"light passes, deep does not", fmtCount(l.LightPassDeepNot)},
+			{"deep passes, light does not", fmtCount(l.DeepPassLightNot)},
+			{"runs with both verdicts", fmtCount(l.N)},
+		}}
+		s.Blocks = append(s.Blocks, block{Table: &lt}, block{Text: fmt.Sprintf("Pass rates over the same runs: light %s, deep %s; light is %s (%s).",
+			optPercent(l.LightPassRate, ""), optPercent(l.DeepPassRate, ""), l.Direction, leniencyRow(l, l.N)[3])})
+	} else {
+		s.Blocks = append(s.Blocks, block{Text: "Leniency at the pass line: " + leniencyRow(l, r.AgreementRate.N)[1] + "."})
 	}
 	b := r.DisagreementBreakdown
 	bd := table{Header: []string{"disagreement type", "runs"}, Rows: [][]string{
