@@ -558,7 +558,7 @@ func repeatabilitySection(rp aggregate.Repeatability) section {
 			t.Rows = append(t.Rows, []string{sd.name, fmtCount(s.Runs), fmtNA(s.Reason), "", "", "", "", ""})
 			continue
 		}
-		ci := fmtNA("")
+		ci := fmtNA(s.Reason)
 		if s.FleissCI95 != nil {
 			ci = fmtStatCI(*s.FleissCI95)
 		}
