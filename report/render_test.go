@@ -32,19 +32,112 @@ func TestHTMLMatchesGolden(t *testing.T) {
 	checkGolden(t, "testdata/render/synthetic.html", b)
 }
 
-// The first Markdown line is the verdict with the Wilson interval from the
-// report, so a CI step summary shows it at the top. 10 of 14 runs agree:
-// Wilson 95% (z = 1.96) for 10/14 is [0.4535, 0.8828] (hand-worked:
-// (p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)).
-func TestMarkdownFirstLineIsTheVerdict(t *testing.T) {
-	b, err := Markdown(buildReport(fixtureRuns))
+// The Markdown starts with the verdict: the first line is the trust
+// badge and its meaning, then the summary sentence, all before the title.
+func TestMarkdownStartsWithTheTrustBadgeAndSentence(t *testing.T) {
+	for trust, want := range map[string]string{
+		"gate":                  "**GATE** · Light can gate CI in deep's place.",
+		"monitor":               "**MONITOR** · Use light for trends and dashboards, not to gate CI.",
+		"explore":               "**EXPLORE** · Light is not yet a proxy for deep: keep deep in the loop.",
+		"insufficient_evidence": "**INSUFFICIENT EVIDENCE** · Too little evidence to tell whether light can stand in for deep.",
+		"":                      "**NO VERDICT** · This report carries no trust verdict; the figures below still hold.",
+	} {
+		r := buildReport(fixtureRuns)
+		r.Summary = Summary{Trust: trust, Sentence: "The sentence for " + trust + "."}
+		if trust == "" {
+			r.Summary.Sentence = ""
+		}
+		b, err := Markdown(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _, ok := strings.Cut(string(b), "\n# evalcal calibration report\n")
+		if !ok {
+			t.Fatalf("%q: no title", trust)
+		}
+		first, rest, _ := strings.Cut(head, "\n")
+		if first != want {
+			t.Errorf("%q: first line\n got %s\nwant %s", trust, first, want)
+		}
+		sentence := r.Summary.Sentence
+		if trust == "" {
+			// Without a summary the banner says the agreement: 10 of 14
+			// runs, Wilson 95% for 10/14 is [0.4535, 0.8828] (hand-worked:
+			// (p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), z = 1.96).
+			sentence = "Light agrees with deep on 71.43% of runs (10 of 14, Wilson 95% [45.35%, 88.28%]); confidence low; bias optimistic; partial."
+		}
+		if !strings.Contains(rest, "\n"+sentence+"\n") {
+			t.Errorf("%q: the banner lacks the sentence %q:\n%s", trust, sentence, head)
+		}
+	}
+}
+
+// A failed gate is in the banner, before the title (Markdown) and inside
+// the banner element (HTML), with its expression and the value it saw.
+func TestFailedGatesAreInTheBanner(t *testing.T) {
+	r := buildReport(fixtureRuns)
+	gs, err := gates.Parse([]string{"agreement.lower >= 80", "confidence >= low"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	want := "**Light agrees with deep on 71.4% of runs (10/14, Wilson 95% 45.4–88.3%) · confidence low · bias optimistic · partial**"
-	if first != want {
-		t.Errorf("first line:\n got %s\nwant %s", first, want)
+	r.Gates = gates.Check(gs, r)
+	Summarize(r)
+	md, err := Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(md), "\n# evalcal calibration report\n")
+	for _, want := range []string{"**GATES FAILED: 1 of 2**", "- agreement.lower &gt;= 80: the value is 45.35"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("markdown banner lacks %q:\n%s", want, head)
+		}
+	}
+	h, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, afterOpen, _ := strings.Cut(string(h), `<header class="banner`)
+	banner, _, _ := strings.Cut(afterOpen, "</header>")
+	for _, want := range []string{"GATES FAILED: 1 of 2", "agreement.lower &gt;= 80: the value is 45.35"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("html banner lacks %q:\n%s", want, banner)
+		}
+	}
+	// Without failures there is no alert.
+	r.Gates = r.Gates[1:]
+	Summarize(r)
+	md, _ = Markdown(r)
+	if strings.Contains(string(md), "GATES FAILED") {
+		t.Error("a report whose gates passed shows GATES FAILED")
+	}
+}
+
+// The headline figures and the recommendations come first, the per-run
+// listings last, in both formats.
+func TestSectionsComeInTheOrderAReaderNeeds(t *testing.T) {
+	r := buildReport(fixtureRuns)
+	md, _ := Markdown(r)
+	h, _ := HTML(r)
+	order := []string{"Headline figures", "Recommendations", "Verdict agreement", "Score: runtime_fidelity",
+		"Light's score as a forecast of a deep pass", "Cost", "Warnings", "Disagreements", headingFailures, headingInvalid,
+		headingReadInPart, "Reproducibility"}
+	for name, doc := range map[string]string{"markdown": string(md), "html": string(h)} {
+		last := -1
+		for _, heading := range order {
+			marker := "\n## " + heading + "\n"
+			if name == "html" {
+				marker = "<h2>" + strings.ReplaceAll(heading, "'", "&#39;") + "</h2>"
+			}
+			i := strings.Index(doc, marker)
+			if i < 0 {
+				t.Errorf("%s: no section %q", name, heading)
+				continue
+			}
+			if i < last {
+				t.Errorf("%s: %q comes too early", name, heading)
+			}
+			last = i
+		}
 	}
 }
 
@@ -208,15 +301,17 @@ func TestTrendAndGateSectionsShowEveryFigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := string(writeMarkdown(page{Title: "t", Verdict: "v", Sections: []section{
+	md := string(writeMarkdown(page{Title: "t", Banner: banner{Lead: "v"}, Sections: []section{
 		trendSection(tr), gatesSection(gates.Check(gs, buildReport(fixtureRuns))),
 	}}))
 	for _, want := range []string{
-		"| agreement (points) | 62.5 | 71.4 | 8.9 | [-26.4, 45.0] | no |",
-		"| calibration (light as forecast) |",
+		// Percentage points to 2 decimals, kappa to 6 significant digits.
+		"| agreement (percent, points) | 62.50 | 71.43 | 8.93 | [-26.39, 45.03] | no |",
+		"| kappa linear | 0.285714 | 0.511628 | 0.225914 | [-0.543305, 0.995132] | no |",
+		"| calibration (light as forecast, 0-100) | 0.00 | 19.41 | 19.41 | n/a (calibration is clamped at 0",
 		"runs only now: 20250101-100000-bbb005, 20250101-100000-ccc001",
 		"runs only before: none",
-		"| agreement.lower &gt;= 80 | agreement_rate.wilson95.lower | 45.3509 | FAIL |",
+		"| agreement.lower &gt;= 80 | agreement_rate.wilson95.lower | 45.35 | FAIL |",
 		"| confidence &gt;= low | confidence | low | pass |",
 	} {
 		if !strings.Contains(md, want) {

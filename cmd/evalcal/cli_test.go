@@ -268,7 +268,7 @@ func TestBinaryOutputFormatFromExtension(t *testing.T) {
 	}
 	for name, prefix := range map[string]string{
 		"r.json": "{\n", "r.yaml": reportHead, "r.yml": reportHead,
-		"r.md": "**Light agrees", "r.html": "<!DOCTYPE html>", "r.txt": reportHead,
+		"r.md": "**INSUFFICIENT EVIDENCE** ·", "r.html": "<!DOCTYPE html>", "r.txt": reportHead,
 	} {
 		r := runBinary(t, binOptions{}, "run", "--no-cache", "--quiet", "--inspections", twelve, "-o", out(name))
 		expect(t, "run -o "+name, r, 0, nil, nil)

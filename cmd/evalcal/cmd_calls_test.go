@@ -170,7 +170,7 @@ func TestCallsGatesAndFormats(t *testing.T) {
 func TestCallsMarkdownShowsTheComposite(t *testing.T) {
 	md, _, code := runCLI(t, append(callsExampleArgs, "--format", "markdown", "--weights", "calibration=0.10,returns=0.50,drawdown=0.40",
 		"--terms", "../../testdata/calls/terms.yaml")...)
-	if code != 0 || !strings.Contains(md, "## Composite score") || !strings.Contains(md, "unmeasured (weight 0.100 spread)") {
+	if code != 0 || !strings.Contains(md, "## Composite score") || !strings.Contains(md, "unmeasured (weight 0.1 spread)") {
 		t.Errorf("exit %d; markdown lacks the composite section", code)
 	}
 }

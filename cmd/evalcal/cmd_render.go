@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -20,14 +21,21 @@ var renderFormats = map[string]func(*report.Report) ([]byte, error){
 	"yaml":     (*report.Report).YAML,
 }
 
-// renderOptions are evalcal render's flags and argument.
+// renderOptions are evalcal render's flags and arguments.
 type renderOptions struct {
 	io   ioStreams
 	args []string
 
 	Output outputOptions
 	Path   string // "-" is stdin
+	// History renders the reports (or directories of reports) Paths as
+	// one page of a nightly series.
+	History bool
+	Paths   []string
 }
+
+// historyFormats are the formats render --history writes.
+var historyFormats = []string{"markdown", "md", "html"}
 
 // renderOutputFormats are the formats render writes, markdown first (its
 // default).
@@ -44,18 +52,30 @@ func newCmdRender(f *factory, runF func(context.Context, *renderOptions) error) 
 		Short: "render a saved report as markdown, html, json or yaml",
 		Long: `Write a saved document (the output of evalcal run, merge, score or calls, as YAML or
 JSON) in another format, computing nothing. DOC - reads stdin. The format is
---format, else the -o extension, else markdown.`,
+--format, else the -o extension, else markdown.
+
+With --history, render REPORT... or a directory of reports (its *.yaml, *.yml
+and *.json files, in file-name order) as one page of a nightly series:
+agreement, linear kappa and the deep pass-rate estimate per report with
+their intervals, the reports whose gates failed marked; Markdown (a table)
+or HTML (charts and the table). A report that cannot be read is listed and
+the rest go on.`,
 		Example: `  evalcal render testdata/run/corpus.golden --format markdown
   evalcal render testdata/run/corpus.golden -o report.html
-  evalcal run --inspections saved.jsonl | evalcal render - --format html > report.html`,
+  evalcal run --inspections saved.jsonl | evalcal render - --format html > report.html
+  evalcal render --history reports/ -o history.html`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			history, _ := c.Flags().GetBool("history")
+			switch {
+			case history && len(args) == 0:
+				return usageErrorHint("Run 'evalcal render --help' for usage.", "render --history: want one or more reports or directories of reports")
+			case !history && len(args) != 1:
 				return usageErrorHint("Run 'evalcal render --help' for usage.", "render: want exactly one document (or - for stdin), got %d", len(args))
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			o.args, o.Path = f.args, args[0]
+			o.args, o.Path, o.Paths = f.args, args[0], args
 			o.Output.formatGiven = c.Flags().Changed("format")
 			if err := o.validate(); err != nil {
 				return err
@@ -63,19 +83,72 @@ JSON) in another format, computing nothing. DOC - reads stdin. The format is
 			if runF != nil {
 				return runF(c.Context(), o)
 			}
+			if o.History {
+				return renderHistoryRun(c.Context(), o)
+			}
 			return renderRun(c.Context(), o)
 		},
 	}
 	o.Output.addFlags(c.Flags(), "document", "markdown", renderOutputFormats)
+	c.Flags().BoolVar(&o.History, "history", false, "render the reports (or directories of reports) given as one page of a nightly series; markdown or html")
 	return c
 }
 
 // validate checks the flags before any work.
 func (o *renderOptions) validate() error {
+	if o.History {
+		if err := o.Output.resolve("render --history", historyFormats...); err != nil {
+			return err
+		}
+		for _, p := range o.Paths {
+			if p == "-" {
+				return usageErrorf("render --history: reads report files or directories, not stdin (-)")
+			}
+		}
+		return o.Output.check("render", o.io.Out, o.Paths...)
+	}
 	if err := o.Output.resolve("render", renderOutputFormats...); err != nil {
 		return err
 	}
 	return o.Output.check("render", o.io.Out, o.Path)
+}
+
+// renderHistoryRun is evalcal render --history's body, after validate:
+// it reads the series (a report that cannot be read is listed in the
+// document and on stderr, and the rest go on; none read is exit 2) and
+// writes its page.
+func renderHistoryRun(ctx context.Context, o *renderOptions) error {
+	h, err := report.ReadHistory(ctx, o.Paths)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		skippedOnStderr(o.io.ErrOut, h.Skipped)
+		return inputError(fmt.Errorf("render --history: %w", err))
+	}
+	skippedOnStderr(o.io.ErrOut, h.Skipped)
+	var out []byte
+	if canonicalFormat(o.Output.Format) == "html" {
+		out, err = report.HistoryHTML(h)
+	} else {
+		out, err = report.HistoryMarkdown(h)
+	}
+	if err != nil {
+		return fmt.Errorf("render --history: %w", err)
+	}
+	if err := o.Output.write(o.io.Out, out); err != nil {
+		return fmt.Errorf("render --history: %w", err)
+	}
+	return nil
+}
+
+// skippedOnStderr summarises the reports of a series that were not read.
+func skippedOnStderr(w io.Writer, skipped []report.HistorySkip) {
+	items := make([]string, 0, len(skipped))
+	for _, s := range skipped {
+		items = append(items, s.Path+": "+s.Reason)
+	}
+	summarise(w, len(skipped), "unread report", `"Reports not read"`, items)
 }
 
 // renderRun is evalcal render's body, after validate.

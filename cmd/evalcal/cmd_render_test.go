@@ -56,7 +56,7 @@ func TestRenderWritesFileAtomically(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
 	b, err := os.ReadFile(path)
-	if err != nil || !strings.HasPrefix(string(b), "**Light agrees with deep") {
+	if err != nil || !strings.HasPrefix(string(b), "**NO VERDICT** · ") || !strings.Contains(string(b), "\n# evalcal calibration report\n") {
 		t.Fatalf("file: %v %.80q", err, b)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -129,5 +129,114 @@ func TestRenderRefusesNewerScoreSchema(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "render", path); code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+}
+
+// nightlyDir writes three nightly reports with evalcal run: the second
+// with a gate that fails (exit 3, report written), the third as JSON.
+func nightlyDir(t *testing.T) string {
+	t.Helper()
+	t.Chdir(repoRoot(t))
+	dir := t.TempDir()
+	for _, night := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"2026-03-01.yaml", []string{"--inspections", "testdata/inspections/twelve.jsonl"}, exitOK},
+		{"2026-03-02.yaml", []string{"--inspections", "testdata/inspections/twelve.jsonl", "--require", "agreement.lower >= 80"}, exitGate},
+		{"2026-03-03.json", []string{"--inspections", "testdata/inspections/agree.jsonl"}, exitOK},
+	} {
+		args := append([]string{"run", "--no-cache", "--quiet", "-o", filepath.Join(dir, night.name)}, night.args...)
+		if _, errOut, code := runCLI(t, args...); code != night.code {
+			t.Fatalf("%s: exit %d, want %d: %s", night.name, code, night.code, errOut)
+		}
+	}
+	return dir
+}
+
+func TestRenderHistoryOfThreeNightsMarksTheFailedGate(t *testing.T) {
+	dir := nightlyDir(t)
+	out, errOut, code := runCLI(t, "render", "--history", dir)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	head, table, ok := strings.Cut(out, "\n# evalcal nightly history\n")
+	if !ok || !strings.HasPrefix(head, "**3 reports, 2026-03-01 to 2026-03-03 · gates failed on 1 of them**") ||
+		!strings.Contains(head, "- 2026-03-02: agreement.lower &gt;= 80") {
+		t.Errorf("banner:\n%s", head)
+	}
+	var rows []string
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "| 2026-") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) != 3 || !strings.Contains(rows[1], "| FAILED 1 of 1: agreement.lower &gt;= 80 |") ||
+		!strings.Contains(rows[0], "| none requested |") || !strings.HasPrefix(rows[2], "| 2026-03-03 |") {
+		t.Errorf("rows:\n%s", strings.Join(rows, "\n"))
+	}
+	// Twelve runs, 8 agree: 66.67% with Wilson 95% [39.06%, 86.19%]
+	// (hand-worked, z = 1.96).
+	if !strings.Contains(rows[0], "| 12 | 66.67% | [39.06%, 86.19%] |") {
+		t.Errorf("night 1: %s", rows[0])
+	}
+
+	// HTML, explicit files in the order given.
+	page := filepath.Join(t.TempDir(), "history.html")
+	_, errOut, code = runCLI(t, "render", "--history", filepath.Join(dir, "2026-03-02.yaml"), filepath.Join(dir, "2026-03-01.yaml"), "-o", page)
+	if code != exitOK {
+		t.Fatalf("html: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(b)
+	if strings.Count(h, "<svg") != 2 || strings.Count(h, `style="fill:#B42318"`) != 2 || !strings.Contains(h, "2 reports, 2026-03-02 to 2026-03-01") {
+		t.Errorf("html: %d charts, %d failed-night markers", strings.Count(h, "<svg"), strings.Count(h, `style="fill:#B42318"`))
+	}
+}
+
+// A file of the series that cannot be read is listed on stderr and in the
+// document, and the rest go on; nothing readable is exit 2.
+func TestRenderHistoryListsUnreadReportsAndGoesOn(t *testing.T) {
+	dir := nightlyDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "2026-03-04.yaml"), []byte("schema_version: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "render", "--history", dir)
+	if code != exitOK || !strings.Contains(errOut, "evalcal: 1 unread report:") || !strings.Contains(errOut, "2026-03-04.yaml") ||
+		!strings.Contains(out, "## Reports not read") || !strings.Contains(out, "1 report not read") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "bad.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, "render", "--history", empty)
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "bad.json: report: read") {
+		t.Errorf("nothing readable: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	err := run(t.Context(), []string{"render", "--history", empty}, &strings.Builder{}, &strings.Builder{})
+	if err == nil || !strings.Contains(err.Error(), "no calibration report could be read") {
+		t.Errorf("nothing readable: %v", err)
+	}
+}
+
+func TestRenderHistoryUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, args := range map[string][]string{
+		"no report":  {"render", "--history"},
+		"json":       {"render", "--history", dir, "--format", "json"},
+		"yaml file":  {"render", "--history", dir, "-o", filepath.Join(dir, "h.yaml")},
+		"stdin":      {"render", "--history", "-"},
+		"two w/o":    {"render", syntheticReport, syntheticReport},
+		"dir w/o":    {"render", dir},
+		"bad format": {"render", "--history", dir, "--format", "pdf"},
+	} {
+		if _, _, code := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%s: exit %d, want %d", name, code, exitUsage)
+		}
 	}
 }
