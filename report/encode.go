@@ -14,11 +14,13 @@ import (
 // yaml.v3 (Encoder.SetIndent(2)) writes for the same value, except that
 // every float follows the precision rule (see Precision).
 //
-// Memory is bounded by the largest single element of the document, not
-// by the document: the encoder writes a document's top-level keys and
-// the elements of large lists and maps a batch at a time (each batch
-// encoded by yaml.v3 and indented into place) straight into a buffered
-// writer, instead of building the whole event stream.
+// Memory is bounded by the document's depth and its largest scalar, not
+// by the document: the encoder writes the block structure and plain
+// scalars itself as it walks the value, straight into a buffered writer,
+// and has yaml.v3 render only what needs its judgement (quoted and
+// literal strings, keys, flow collections), one node at a time and
+// indented into place, instead of building yaml.v3's event stream for the
+// whole document.
 //
 // A NaN or infinite float is refused with an error naming its field path
 // (e.g. "groups[3].brier"): an undefined figure must be null. Nothing is
@@ -41,16 +43,7 @@ func WriteJSON(w io.Writer, v any) error {
 // float as yaml.v3 or encoding/json would (the identity the tests check).
 type encodeOptions struct {
 	round bool
-	// chunkNodes is the number of YAML nodes (scalars, keys and
-	// collections) the YAML encoder hands yaml.v3 at a time; 0 means
-	// defaultChunkNodes.
-	chunkNodes int
 }
-
-// defaultChunkNodes bounds a YAML batch to a few hundred kilobytes of
-// yaml.v3 events while keeping the per-batch overhead (a new yaml.v3
-// encoder) small.
-const defaultChunkNodes = 2048
 
 // pathElem is one step from the document root: a mapping key or a list
 // position.

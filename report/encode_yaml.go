@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -19,49 +18,57 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The YAML encoder reproduces yaml.v3's marshalling (gopkg.in/yaml.v3
-// v3.0.1, encode.go and yaml.go: which fields, in which order, which
-// scalar style) as yaml.Node trees, and lets yaml.v3 emit them a batch at
-// a time:
+// The YAML encoder writes what yaml.v3 (gopkg.in/yaml.v3 v3.0.1,
+// Encoder.SetIndent(2)) writes, as it walks the value:
 //
-//   - a value whose node tree fits in the batch budget is one batch;
-//   - a larger struct or map is written entry by entry, a larger list
-//     item by item, small neighbours batched together, recursively;
-//   - each batch is encoded by a fresh yaml.v3 encoder (its event queue is
-//     never trimmed, so one encoder for the whole document holds every
-//     event) and its lines are indented into place.
+//   - which fields, in which order, and which scalar style follow yaml.v3's
+//     marshalling (encode.go and yaml.go), reproduced below;
+//   - block mappings and sequences are laid out as yaml.v3 lays them out
+//     with indent 2: "key:" then the nested block two columns in, a list
+//     under a key indented too, "- " items with a mapping's first key or a
+//     nested list's first "- " on the dash's line, empty collections as
+//     [] and {};
+//   - numbers, booleans, null and plain-safe strings are written directly;
+//     every other scalar (quoted, literal, !!binary), every key, and every
+//     flow collection or yaml.Node in the document is rendered by yaml.v3
+//     on its own and indented into place. yaml.v3 never folds lines (its
+//     best width is unlimited), so a node's text at column 0 is its text
+//     at any column with each line that has content indented.
 //
-// yaml.v3 lays a batch out at column 0 as it would at any depth (no line
-// folding: its best width is unlimited), so indenting each non-empty line
-// by the batch's column gives the whole-document layout: a mapping's
-// entries, or a list's "- " items, are batched as a mapping or a list, so
-// the batch's own text carries the "- " and "key:" markers.
-
-// errChunkTooBig is returned internally when a node tree outgrows its
-// budget; the caller then streams the value instead.
-var errChunkTooBig = errors.New("report: yaml batch budget exceeded")
+// Memory is the path from the root to the current value, plus the
+// largest scalar or flow collection.
 
 type yamlEncoder struct {
 	out   *bufio.Writer
 	round bool
 	path  docPath
 	// flow is yaml.v3's encoder.flow: set from a field's ,flow flag before
-	// its value, cleared by the next mapping or sequence.
+	// its value, consumed by the next mapping or sequence (a scalar leaves
+	// it set).
 	flow    bool
-	budget  int
-	structs map[reflect.Type]*yamlStructInfo
+	structs  map[reflect.Type]*yamlStructInfo
+	specials map[reflect.Type]bool
+	// keys caches rendered "key:" texts; scalars caches rendered strings.
+	keys       map[scalarKey][]byte
+	stringKeys map[string][]byte
+	scalars    map[scalarKey][]byte
+	leads      [][]byte
+	entryBufs  [][]yamlEntry
 	chunk   bytes.Buffer
 	spaces  []byte
 	num     []byte
+	line    []byte
 }
 
+// maxScalarCache bounds the rendered-string cache (its entries are short
+// strings that repeat: verdicts, systems, notes).
+const maxScalarCache = 4096
+
 func writeYAML(w io.Writer, v any, opts encodeOptions) error {
-	e := &yamlEncoder{out: newBufferedWriter(w), round: opts.round, budget: opts.chunkNodes,
-		structs: map[reflect.Type]*yamlStructInfo{}}
-	if e.budget <= 0 {
-		e.budget = defaultChunkNodes
-	}
-	if err := e.value(reflect.ValueOf(v), 0, nil); err != nil {
+	e := &yamlEncoder{out: newBufferedWriter(w), round: opts.round,
+		structs: map[reflect.Type]*yamlStructInfo{}, specials: map[reflect.Type]bool{}, keys: map[scalarKey][]byte{},
+		stringKeys: map[string][]byte{}, scalars: map[scalarKey][]byte{}}
+	if err := e.emit(reflect.ValueOf(v), yamlPlace{}); err != nil {
 		return fmt.Errorf("report: encode yaml: %w", err)
 	}
 	if err := e.out.Flush(); err != nil {
@@ -70,154 +77,133 @@ func writeYAML(w io.Writer, v any, opts encodeOptions) error {
 	return nil
 }
 
-// value writes v as a block at column col, its first line starting with
-// first (nil: col spaces): as one batch when it fits the budget, else
-// streamed.
-func (e *yamlEncoder) value(v reflect.Value, col int, first []byte) error {
-	mark, flow := e.path.depth(), e.flow
-	left := e.budget
-	n, err := e.node(v, &left)
-	if err == nil {
-		return e.writeChunk(n, col, first)
-	}
-	if !errors.Is(err, errChunkTooBig) {
-		return err
-	}
-	e.path.truncate(mark)
-	e.flow = flow
-	return e.stream(v, col, first)
+// yamlPlace is where emit writes a value:
+//
+//   - the document root: lead nil;
+//   - a mapping value: lead is the entry's line up to and including
+//     "key:", key the key's node;
+//   - a list item: lead is the item's line up to and including "-".
+//
+// prefix is the line before the key or the dash, col its width (the
+// key's or the dash's column).
+type yamlPlace struct {
+	prefix, lead []byte
+	// value marks a mapping value; its key is key, or the string keyString
+	// when the key's text came from the cache.
+	value     bool
+	key       *yaml.Node
+	keyString string
+	col       int
 }
 
-// stream writes a value that does not fit one batch: a struct or map
-// entry by entry, a list item by item.
-func (e *yamlEncoder) stream(v reflect.Value, col int, first []byte) error {
+func (p yamlPlace) root() bool { return p.lead == nil }
+func (p yamlPlace) item() bool { return p.lead != nil && !p.value }
+
+// emit writes v at place p.
+func (e *yamlEncoder) emit(v reflect.Value, p yamlPlace) error {
+	switch v.Kind() {
+	case reflect.Invalid:
+		return e.writePlain(p, "null")
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return e.writePlain(p, "null")
+		}
+	}
 	rv, ready, err := e.resolve(v)
 	if err != nil {
 		return err
 	}
-	if ready == nil && !e.flow {
-		switch rv.Kind() {
-		case reflect.Struct:
-			return e.streamStruct(rv, col, first)
-		case reflect.Map:
-			return e.streamMap(rv, col, first)
-		case reflect.Slice, reflect.Array:
-			return e.streamList(rv, col, first)
+	if ready != nil {
+		return e.emitNode(ready, p)
+	}
+	switch rv.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array:
+		if e.flow {
+			n, err := e.node(rv)
+			if err != nil {
+				return err
+			}
+			return e.emitNode(n, p)
 		}
 	}
-	// A scalar, a yaml.Node or a flow collection: one batch, however big.
-	n, err := e.node(v, nil)
+	switch rv.Kind() {
+	case reflect.Struct:
+		return e.structBlock(rv, p)
+	case reflect.Map:
+		if rv.Len() == 0 {
+			return e.writeScalarLine(p, []byte("{}"))
+		}
+		first, inner := e.openBlock(p)
+		return e.mapEntries(rv, inner, first)
+	case reflect.Slice, reflect.Array:
+		if rv.Len() == 0 {
+			return e.writeScalarLine(p, []byte("[]"))
+		}
+		first, inner := e.openBlock(p)
+		return e.listItems(rv, inner, first)
+	case reflect.String:
+		s := rv.String()
+		if plainSafe(s) {
+			return e.writePlain(p, s)
+		}
+		if t, ok := e.scalars[scalarKey{"!!str", e.stringStyle(s), s}]; ok {
+			return e.writeScalarLine(p, t)
+		}
+		return e.emitNode(e.stringNode(s), p)
+	}
+	// A number or a boolean: plain, as it is.
+	text, err := e.scalarValue(rv)
 	if err != nil {
 		return err
 	}
-	return e.writeChunk(n, col, first)
+	return e.writeScalarLine(p, text)
 }
 
-// batch collects small neighbouring entries (a mapping) or items (a
-// sequence) of a streamed value.
-type yamlBatch struct {
-	e       *yamlEncoder
-	node    *yaml.Node
-	cost    int
-	col     int
-	first   []byte // prefix of the streamed value's first line; nil once used
-	written bool
-}
-
-func (b *yamlBatch) prefix() []byte {
-	p := b.first
-	b.first = nil
-	b.written = true
-	if p == nil {
-		return b.e.indent(b.col)
-	}
-	return p
-}
-
-func (b *yamlBatch) add(cost int, nodes ...*yaml.Node) error {
-	b.node.Content = append(b.node.Content, nodes...)
-	b.cost += cost
-	if b.cost >= b.e.budget {
-		return b.flush()
-	}
-	return nil
-}
-
-func (b *yamlBatch) flush() error {
-	if len(b.node.Content) == 0 {
-		return nil
-	}
-	err := b.e.writeChunk(b.node, b.col, b.prefix())
-	b.node = &yaml.Node{Kind: b.node.Kind}
-	b.cost = 0
-	return err
-}
-
-// finish flushes the batch; a streamed value that wrote nothing (every
-// entry omitted) is written as yaml.v3 writes an empty collection.
-func (b *yamlBatch) finish() error {
-	if err := b.flush(); err != nil {
-		return err
-	}
-	if !b.written {
-		return b.e.writeChunk(b.node, b.col, b.prefix())
-	}
-	return nil
-}
-
-// entry writes one mapping entry of a streamed struct or map: into the
-// batch when its value fits, else as "key:" and the value streamed below
-// it.
-func (e *yamlEncoder) entry(b *yamlBatch, key *yaml.Node, v reflect.Value, flow bool) error {
-	mark := e.path.depth()
-	e.flow = flow
-	left := e.budget
-	n, err := e.node(v, &left)
-	if err == nil {
-		return b.add(e.budget-left+1, key, n)
-	}
-	if !errors.Is(err, errChunkTooBig) {
-		return err
-	}
-	e.path.truncate(mark)
-	e.flow = flow
-	if err := b.flush(); err != nil {
-		return err
-	}
-	line, ok, err := e.keyLine(key)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		// A complex key ("? ..."): the entry as one batch, however big.
-		n, err := e.node(v, nil)
+// scalarValue formats a number or a boolean as yaml.v3 does (a float per
+// the precision rule when rounding), into a scratch buffer.
+func (e *yamlEncoder) scalarValue(rv reflect.Value) ([]byte, error) {
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		e.num = strconv.AppendInt(e.num[:0], rv.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		e.num = strconv.AppendUint(e.num[:0], rv.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		bits := 64
+		if rv.Kind() == reflect.Float32 {
+			bits = 32
+		}
+		b, err := e.path.appendFloat(e.num[:0], rv.Float(), bits, false, e.round)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return e.writeChunk(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, n}}, b.col, b.prefix())
+		e.num = b
+	case reflect.Bool:
+		e.num = strconv.AppendBool(e.num[:0], rv.Bool())
+	default:
+		return nil, fmt.Errorf("%s: cannot marshal type: %s", &e.path, rv.Type())
 	}
-	if err := e.writeLine(b.prefix(), line); err != nil {
-		return err
-	}
-	return e.stream(v, b.col+2, nil)
+	return e.num, nil
 }
 
-// keyLine is the "key:" line yaml.v3 writes for a simple key; ok is false
-// for a key yaml.v3 writes as a complex "? key" entry.
-func (e *yamlEncoder) keyLine(key *yaml.Node) ([]byte, bool, error) {
-	null := &yaml.Node{Kind: yaml.ScalarNode, Value: "null"}
-	if err := e.encodeChunk(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, null}}); err != nil {
-		return nil, false, err
+// openBlock starts a non-empty block mapping or sequence at place p and
+// returns the prefix of its first line (nil: its own indentation) and its
+// column. Under a key the block starts on the next line, two columns in
+// (a list too: yaml.v3 indents a list under a key); after a dash it
+// starts on the dash's line ("- key: ...", "- - ...").
+func (e *yamlEncoder) openBlock(p yamlPlace) (first []byte, inner int) {
+	switch {
+	case p.root():
+		return nil, 0
+	case p.item():
+		return append(append([]byte(nil), p.lead...), ' '), p.col + 2
 	}
-	text := e.chunk.Bytes()
-	line, ok := bytes.CutSuffix(text, []byte(" null\n"))
-	if !ok || bytes.HasPrefix(text, []byte("? ")) || bytes.IndexByte(line, '\n') >= 0 {
-		return nil, false, nil
-	}
-	return append([]byte(nil), line...), true, nil
+	e.writeLine(p.lead, nil)
+	return nil, p.col + 2
 }
 
-func (e *yamlEncoder) streamStruct(v reflect.Value, col int, first []byte) error {
+// structBlock writes a struct as a block mapping, or {} when every field
+// is omitted.
+func (e *yamlEncoder) structBlock(v reflect.Value, p yamlPlace) error {
 	if exactTypes[v.Type()] {
 		e.path.exact++
 		defer func() { e.path.exact-- }()
@@ -226,7 +212,14 @@ func (e *yamlEncoder) streamStruct(v reflect.Value, col int, first []byte) error
 	if err != nil {
 		return err
 	}
-	b := &yamlBatch{e: e, node: &yaml.Node{Kind: yaml.MappingNode}, col: col, first: first}
+	// The entries are listed first (an all-omitted struct is {}), in a
+	// buffer reused per nesting depth.
+	d := e.path.depth()
+	for len(e.entryBufs) <= d {
+		e.entryBufs = append(e.entryBufs, nil)
+	}
+	entries := e.entryBufs[d][:0]
+	defer func() { clear(entries); e.entryBufs[d] = entries[:0] }()
 	for _, f := range info.fields {
 		fv, ok := fieldByIndex(v, f.index)
 		if !ok {
@@ -235,90 +228,304 @@ func (e *yamlEncoder) streamStruct(v reflect.Value, col int, first []byte) error
 		if f.omitEmpty {
 			zero, err := yamlIsZero(fv)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", &e.path, err)
 			}
 			if zero {
 				continue
 			}
 		}
-		key := e.stringNode(f.key)
-		e.path.pushKey(f.key)
-		err := e.entry(b, key, fv, f.flow)
+		entries = append(entries, yamlEntry{f.key, fv, f.flow})
+	}
+	if info.inlineMap >= 0 {
+		m := v.Field(info.inlineMap)
+		keys := sortedYAMLKeys(m)
+		for _, k := range keys {
+			if info.has(k.String()) {
+				return fmt.Errorf("%s: cannot have key %q in inlined map: conflicts with struct field", &e.path, k.String())
+			}
+		}
+		for _, k := range keys {
+			entries = append(entries, yamlEntry{k.String(), m.MapIndex(k), false})
+		}
+	}
+	if len(entries) == 0 {
+		return e.writeScalarLine(p, []byte("{}"))
+	}
+	first, inner := e.openBlock(p)
+	for i, en := range entries {
+		e.path.pushKey(en.key)
+		err := e.stringEntry(en.key, en.v, en.flow, e.linePrefix(i, first, inner), inner)
 		e.path.pop()
 		if err != nil {
 			return err
 		}
 	}
-	if info.inlineMap >= 0 {
-		m := v.Field(info.inlineMap)
-		for _, k := range sortedYAMLKeys(m) {
-			if info.has(k.String()) {
-				return fmt.Errorf("%s: cannot have key %q in inlined map: conflicts with struct field", &e.path, k.String())
-			}
-			key := e.stringNode(k.String())
-			e.path.pushKey(k.String())
-			err := e.entry(b, key, m.MapIndex(k), false)
-			e.path.pop()
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return b.finish()
+	return nil
 }
 
-func (e *yamlEncoder) streamMap(v reflect.Value, col int, first []byte) error {
-	b := &yamlBatch{e: e, node: &yaml.Node{Kind: yaml.MappingNode}, col: col, first: first}
-	for _, k := range sortedYAMLKeys(v) {
-		key, err := e.node(k, nil)
+// yamlEntry is one entry of a struct's block mapping.
+type yamlEntry struct {
+	key  string
+	v    reflect.Value
+	flow bool
+}
+
+// linePrefix is the start of a block's i-th line: first for the first
+// (when set), else the block's indentation (e.spaces only grows, so the
+// slice stays valid).
+func (e *yamlEncoder) linePrefix(i int, first []byte, col int) []byte {
+	if i == 0 && first != nil {
+		return first
+	}
+	return e.indent(col)
+}
+
+// mapEntries writes a non-empty map's entries at column col, keys in
+// yaml.v3's order.
+func (e *yamlEncoder) mapEntries(v reflect.Value, col int, first []byte) error {
+	for i, k := range sortedYAMLKeys(v) {
+		kn, err := e.node(k)
 		if err != nil {
 			return err
 		}
 		e.path.pushKey(mapKeyString(k))
-		err = e.entry(b, key, v.MapIndex(k), e.flow)
+		err = e.entry(kn, v.MapIndex(k), e.flow, e.linePrefix(i, first, col), col)
 		e.path.pop()
 		if err != nil {
 			return err
 		}
 	}
-	return b.finish()
+	return nil
 }
 
-func (e *yamlEncoder) streamList(v reflect.Value, col int, first []byte) error {
-	b := &yamlBatch{e: e, node: &yaml.Node{Kind: yaml.SequenceNode}, col: col, first: first}
+// listItems writes a non-empty list's items with their dashes at column
+// col.
+func (e *yamlEncoder) listItems(v reflect.Value, col int, first []byte) error {
 	for i := 0; i < v.Len(); i++ {
+		prefix := e.linePrefix(i, first, col)
+		lead := append(append(make([]byte, 0, len(prefix)+1), prefix...), '-')
 		e.path.pushIndex(i)
-		err := e.item(b, v.Index(i))
+		err := e.emit(v.Index(i), yamlPlace{prefix: prefix, lead: lead, col: col})
 		e.path.pop()
 		if err != nil {
 			return err
 		}
 	}
-	return b.finish()
+	return nil
 }
 
-// item writes one item of a streamed list: into the batch when it fits,
-// else as "- " followed by the item streamed beside it.
-func (e *yamlEncoder) item(b *yamlBatch, v reflect.Value) error {
-	mark, flow := e.path.depth(), e.flow
-	left := e.budget
-	n, err := e.node(v, &left)
-	if err == nil {
-		return b.add(e.budget-left, n)
+// stringEntry is entry for a string key, its "key:" text cached by the
+// string (a key without a line break renders the same under any ,flow
+// state).
+func (e *yamlEncoder) stringEntry(key string, v reflect.Value, flow bool, prefix []byte, col int) error {
+	if text, ok := e.stringKeys[key]; ok && !strings.Contains(key, "\n") {
+		e.flow = flow
+		return e.emit(v, yamlPlace{prefix: prefix, lead: e.lead(prefix, text), value: true, keyString: key, col: col})
 	}
-	if !errors.Is(err, errChunkTooBig) {
+	kn := e.stringNode(key)
+	text, simple, err := e.keyText(kn)
+	if err != nil {
 		return err
 	}
-	e.path.truncate(mark)
+	if simple && len(e.stringKeys) < maxScalarCache {
+		e.stringKeys[key] = text
+	}
+	return e.entry(kn, v, flow, prefix, col)
+}
+
+// lead builds a mapping entry's line up to its colon in a buffer reused
+// per nesting depth (the line is written before any deeper entry is
+// built).
+func (e *yamlEncoder) lead(prefix, keyText []byte) []byte {
+	d := e.path.depth()
+	for len(e.leads) <= d {
+		e.leads = append(e.leads, nil)
+	}
+	b := append(append(append(e.leads[d][:0], prefix...), keyText...), ':')
+	e.leads[d] = b
+	return b
+}
+
+// entry writes one mapping entry whose line starts with prefix (the key's
+// column is col): "key:" and the value, or, for a key yaml.v3 writes as a
+// complex "? key" entry, the entry rendered whole.
+func (e *yamlEncoder) entry(key *yaml.Node, v reflect.Value, flow bool, prefix []byte, col int) error {
+	text, simple, err := e.keyText(key)
+	if err != nil {
+		return err
+	}
 	e.flow = flow
-	if err := b.flush(); err != nil {
-		return err
+	if !simple {
+		n, err := e.node(v)
+		if err != nil {
+			return err
+		}
+		return e.writeChunk(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, n}}, col, prefix)
 	}
-	first := append(append([]byte(nil), b.prefix()...), "- "...)
-	return e.stream(v, b.col+2, first)
+	return e.emit(v, yamlPlace{prefix: prefix, lead: e.lead(prefix, text), value: true, key: key, col: col})
 }
 
-// encodeChunk encodes one batch into e.chunk with a fresh yaml.v3 encoder.
+// keyText is a key as yaml.v3 writes it as a simple key ("n" quoted, ''
+// for the empty string); simple is false for a key it writes as a complex
+// "? key" entry (longer than 128 bytes, or multi-line).
+func (e *yamlEncoder) keyText(key *yaml.Node) ([]byte, bool, error) {
+	ck := scalarKey{key.Tag, key.Style, key.Value}
+	cacheable := key.Kind == yaml.ScalarNode && key.Anchor == "" && len(key.Value) <= 256
+	if cacheable {
+		if t, ok := e.keys[ck]; ok {
+			return t, t != nil, nil
+		}
+	}
+	null := &yaml.Node{Kind: yaml.ScalarNode, Value: "null"}
+	if err := e.encodeChunk(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, null}}); err != nil {
+		return nil, false, err
+	}
+	out := e.chunk.Bytes()
+	line, ok := bytes.CutSuffix(out, []byte(": null\n"))
+	var text []byte
+	if ok && !bytes.HasPrefix(out, []byte("? ")) && bytes.IndexByte(line, '\n') < 0 {
+		text = append([]byte(nil), line...)
+	}
+	if cacheable && len(e.keys) < maxScalarCache {
+		e.keys[ck] = text
+	}
+	return text, text != nil, nil
+}
+
+// emitNode writes a ready node (a scalar to render, a flow collection, a
+// yaml.Node from the document) at place p.
+func (e *yamlEncoder) emitNode(n *yaml.Node, p yamlPlace) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "" && n.Style == 0 && plainValue(n.Value) {
+		return e.writePlain(p, n.Value)
+	}
+	if n.Kind == yaml.ScalarNode {
+		text, err := e.scalarText(n)
+		if err != nil {
+			return err
+		}
+		return e.writeScalarLine(p, text)
+	}
+	// A collection: rendered in its place, as the one entry of a mapping
+	// or the one item of a list, or alone at the root.
+	switch {
+	case p.root():
+		return e.writeChunk(n, 0, nil)
+	case p.item():
+		return e.writeChunk(&yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{n}}, p.col, p.prefix)
+	}
+	key := p.key
+	if key == nil {
+		key = e.stringNode(p.keyString)
+	}
+	return e.writeChunk(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, n}}, p.col, p.prefix)
+}
+
+// scalarText renders a scalar node alone (no final line break), cached
+// for strings.
+func (e *yamlEncoder) scalarText(n *yaml.Node) ([]byte, error) {
+	key := scalarKey{n.Tag, n.Style, n.Value}
+	cacheable := n.Anchor == "" && len(n.Value) <= 256
+	if cacheable {
+		if t, ok := e.scalars[key]; ok {
+			return t, nil
+		}
+	}
+	if err := e.encodeChunk(n); err != nil {
+		return nil, err
+	}
+	text := bytes.TrimSuffix(e.chunk.Bytes(), []byte("\n"))
+	if !cacheable {
+		return text, nil
+	}
+	t := append([]byte(nil), text...)
+	if len(e.scalars) < maxScalarCache {
+		e.scalars[key] = t
+	}
+	return t, nil
+}
+
+// scalarKey identifies a rendered scalar in the cache.
+type scalarKey struct {
+	tag   string
+	style yaml.Style
+	value string
+}
+
+// writeScalarLine writes a scalar's text at place p ("key: text", "-
+// text", or the text alone at the root); a multi-line text (a literal
+// block, a quoted scalar with raw line breaks) has its later lines
+// indented by the place's column.
+func (e *yamlEncoder) writeScalarLine(p yamlPlace, text []byte) error {
+	if !p.root() {
+		e.out.Write(p.lead)
+		e.out.WriteByte(' ')
+	}
+	if err := e.writeIndented(text, p.col); err != nil {
+		return err
+	}
+	return e.out.WriteByte('\n')
+}
+
+// writePlain is writeScalarLine for a text without line breaks.
+func (e *yamlEncoder) writePlain(p yamlPlace, text string) error {
+	if !p.root() {
+		e.out.Write(p.lead)
+		e.out.WriteByte(' ')
+	}
+	e.out.WriteString(text)
+	return e.out.WriteByte('\n')
+}
+
+// plainSafe reports whether yaml.v3 writes s as a plain scalar, as it
+// is, anywhere in a block: a letter, then letters, digits, _ . / - and
+// single inner spaces, at most 128 bytes, and not a word YAML reads as a
+// bool or null. Every other string is rendered by yaml.v3.
+func plainSafe(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		return false
+	}
+	space := false
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '/', c == '-':
+			space = false
+		case c == ' ' && !space:
+			space = true
+		default:
+			return false
+		}
+	}
+	if space {
+		return false
+	}
+	switch s {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
+		return false
+	}
+	return !isOldBool(s)
+}
+
+// plainValue reports whether an untagged scalar the encoder made (a
+// number, bool, null) is written as it is.
+func plainValue(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c == '.', c == '-', c == '+':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// encodeChunk encodes one node into e.chunk with a fresh yaml.v3 encoder
+// (yaml.v3 keeps every event of an encoder's life).
 func (e *yamlEncoder) encodeChunk(n *yaml.Node) (err error) {
 	e.chunk.Reset()
 	enc := yaml.NewEncoder(&e.chunk)
@@ -338,20 +545,26 @@ func (e *yamlEncoder) encodeChunk(n *yaml.Node) (err error) {
 	return nil
 }
 
-// writeChunk encodes a batch and writes it at column col: the first line
+// writeChunk encodes a node and writes it at column col: the first line
 // after first (nil: col spaces), every later line that has content
-// indented by col. yaml.v3 ends a line at any YAML break (LF, and inside
-// literal and single-quoted scalars also CR, NEL, LS and PS written as
-// they are) and indents only before content, so empty lines stay empty.
+// indented by col.
 func (e *yamlEncoder) writeChunk(n *yaml.Node, col int, first []byte) error {
 	if err := e.encodeChunk(n); err != nil {
 		return err
 	}
-	text := e.chunk.Bytes()
 	if first == nil {
 		first = e.indent(col)
 	}
 	e.out.Write(first)
+	return e.writeIndented(e.chunk.Bytes(), col)
+}
+
+// writeIndented writes text, indenting by col every line after a line
+// break that has content. yaml.v3 ends a line at any YAML break (LF, and
+// inside literal and single-quoted scalars also CR, NEL, LS and PS
+// written as they are) and indents only before content, so empty lines
+// stay empty.
+func (e *yamlEncoder) writeIndented(text []byte, col int) error {
 	start := 0
 	for i := 0; i < len(text); {
 		w := yamlBreakWidth(text, i)
@@ -405,44 +618,54 @@ func (e *yamlEncoder) indent(n int) []byte {
 // ready node.
 func (e *yamlEncoder) resolve(v reflect.Value) (reflect.Value, *yaml.Node, error) {
 	for range 10000 {
-		if !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
-			return v, nullNode(), nil
-		}
-		if !v.CanInterface() {
-			return v, nil, fmt.Errorf("%s: cannot encode an unexported embedded field of type %s", &e.path, v.Type())
-		}
-		switch x := v.Interface().(type) {
-		case *yaml.Node:
-			return v, x, nil
-		case yaml.Node:
-			return v, &x, nil
-		case time.Time:
-			return v, &yaml.Node{Kind: yaml.ScalarNode, Value: x.Format(time.RFC3339Nano)}, nil
-		case *time.Time:
-			return v, &yaml.Node{Kind: yaml.ScalarNode, Value: x.Format(time.RFC3339Nano)}, nil
-		case time.Duration:
-			return v, e.stringNode(x.String()), nil
-		case yaml.Marshaler:
-			r, err := x.MarshalYAML()
-			if err != nil {
-				return v, nil, fmt.Errorf("%s: %w", &e.path, err)
-			}
-			if r == nil {
-				return v, nullNode(), nil
-			}
-			v = reflect.ValueOf(r)
-			continue
-		case encoding.TextMarshaler:
-			text, err := x.MarshalText()
-			if err != nil {
-				return v, nil, fmt.Errorf("%s: %w", &e.path, err)
-			}
-			return v, e.stringNode(string(text)), nil
-		case nil:
+		if !v.IsValid() {
 			return v, nullNode(), nil
 		}
 		switch v.Kind() {
-		case reflect.Interface, reflect.Pointer:
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				return v, nullNode(), nil
+			}
+		}
+		if v.Kind() == reflect.Interface {
+			// yaml.v3 looks at the value inside.
+			v = v.Elem()
+			continue
+		}
+		if e.special(v.Type()) {
+			if !v.CanInterface() {
+				return v, nil, fmt.Errorf("%s: cannot encode an unexported embedded field of type %s", &e.path, v.Type())
+			}
+			switch x := v.Interface().(type) {
+			case *yaml.Node:
+				return v, x, nil
+			case yaml.Node:
+				return v, &x, nil
+			case time.Time:
+				return v, &yaml.Node{Kind: yaml.ScalarNode, Value: x.Format(time.RFC3339Nano)}, nil
+			case *time.Time:
+				return v, &yaml.Node{Kind: yaml.ScalarNode, Value: x.Format(time.RFC3339Nano)}, nil
+			case time.Duration:
+				return v, e.stringNode(x.String()), nil
+			case yaml.Marshaler:
+				r, err := x.MarshalYAML()
+				if err != nil {
+					return v, nil, fmt.Errorf("%s: %w", &e.path, err)
+				}
+				if r == nil {
+					return v, nullNode(), nil
+				}
+				v = reflect.ValueOf(r)
+				continue
+			case encoding.TextMarshaler:
+				text, err := x.MarshalText()
+				if err != nil {
+					return v, nil, fmt.Errorf("%s: %w", &e.path, err)
+				}
+				return v, e.stringNode(string(text)), nil
+			}
+		}
+		if v.Kind() == reflect.Pointer {
 			v = v.Elem()
 			continue
 		}
@@ -451,54 +674,55 @@ func (e *yamlEncoder) resolve(v reflect.Value) (reflect.Value, *yaml.Node, error
 	return v, nil, fmt.Errorf("%s: too many levels of indirection", &e.path)
 }
 
+var (
+	yamlMarshalerType     = reflect.TypeFor[yaml.Marshaler]()
+	yamlTextMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	yamlIsZeroerType      = reflect.TypeFor[yaml.IsZeroer]()
+	yamlSpecialTypes      = map[reflect.Type]bool{
+		reflect.TypeFor[yaml.Node]():      true,
+		reflect.TypeFor[*yaml.Node]():     true,
+		reflect.TypeFor[time.Time]():      true,
+		reflect.TypeFor[*time.Time]():     true,
+		reflect.TypeFor[time.Duration](): true,
+	}
+)
+
+// special reports whether yaml.v3 treats a value of type t other than by
+// its kind (its marshal's type switch), so that only those values are
+// boxed to find out.
+func (e *yamlEncoder) special(t reflect.Type) bool {
+	if s, ok := e.specials[t]; ok {
+		return s
+	}
+	s := yamlSpecialTypes[t] || t.Implements(yamlMarshalerType) || t.Implements(yamlTextMarshalerType)
+	e.specials[t] = s
+	return s
+}
+
 func nullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: "null"} }
 
-// node builds the node tree yaml.v3 would emit for v. left, when not nil,
-// is the remaining budget: each node costs one, a string one more per 64
-// bytes, and the build stops with errChunkTooBig when it runs out.
-func (e *yamlEncoder) node(v reflect.Value, left *int) (*yaml.Node, error) {
-	if left != nil {
-		*left--
-		if *left < 0 {
-			return nil, errChunkTooBig
-		}
-	}
+// node builds the node tree yaml.v3 would emit for v (a flow collection,
+// a scalar to render, a map key).
+func (e *yamlEncoder) node(v reflect.Value) (*yaml.Node, error) {
 	rv, ready, err := e.resolve(v)
 	if err != nil || ready != nil {
 		return ready, err
 	}
 	switch rv.Kind() {
 	case reflect.Map:
-		return e.mapNode(rv, left)
+		return e.mapNode(rv)
 	case reflect.Struct:
-		return e.structNode(rv, left)
+		return e.structNode(rv)
 	case reflect.Slice, reflect.Array:
-		return e.seqNode(rv, left)
+		return e.seqNode(rv)
 	case reflect.String:
-		s := rv.String()
-		if left != nil {
-			*left -= len(s) / 64
-		}
-		return e.stringNode(s), nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatInt(rv.Int(), 10)}, nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatUint(rv.Uint(), 10)}, nil
-	case reflect.Float32, reflect.Float64:
-		bits := 64
-		if rv.Kind() == reflect.Float32 {
-			bits = 32
-		}
-		b, err := e.path.appendFloat(e.num[:0], rv.Float(), bits, false, e.round)
-		if err != nil {
-			return nil, err
-		}
-		e.num = b
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: string(b)}, nil
-	case reflect.Bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatBool(rv.Bool())}, nil
+		return e.stringNode(rv.String()), nil
 	}
-	return nil, fmt.Errorf("%s: cannot marshal type: %s", &e.path, rv.Type())
+	text, err := e.scalarValue(rv)
+	if err != nil {
+		return nil, err
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Value: string(text)}, nil
 }
 
 // collectionStyle is yaml.v3's mappingv/slicev: a pending ,flow flag makes
@@ -511,17 +735,17 @@ func (e *yamlEncoder) collectionStyle() yaml.Style {
 	return 0
 }
 
-func (e *yamlEncoder) mapNode(v reflect.Value, left *int) (*yaml.Node, error) {
+func (e *yamlEncoder) mapNode(v reflect.Value) (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode, Style: e.collectionStyle()}
 	keys := sortedYAMLKeys(v)
 	n.Content = make([]*yaml.Node, 0, 2*len(keys))
 	for _, k := range keys {
-		kn, err := e.node(k, left)
+		kn, err := e.node(k)
 		if err != nil {
 			return nil, err
 		}
 		e.path.pushKey(mapKeyString(k))
-		vn, err := e.node(v.MapIndex(k), left)
+		vn, err := e.node(v.MapIndex(k))
 		e.path.pop()
 		if err != nil {
 			return nil, err
@@ -531,7 +755,7 @@ func (e *yamlEncoder) mapNode(v reflect.Value, left *int) (*yaml.Node, error) {
 	return n, nil
 }
 
-func (e *yamlEncoder) structNode(v reflect.Value, left *int) (*yaml.Node, error) {
+func (e *yamlEncoder) structNode(v reflect.Value) (*yaml.Node, error) {
 	if exactTypes[v.Type()] {
 		e.path.exact++
 		defer func() { e.path.exact-- }()
@@ -556,13 +780,10 @@ func (e *yamlEncoder) structNode(v reflect.Value, left *int) (*yaml.Node, error)
 				continue
 			}
 		}
-		if left != nil {
-			*left--
-		}
 		kn := e.stringNode(f.key)
 		e.flow = f.flow
 		e.path.pushKey(f.key)
-		vn, err := e.node(fv, left)
+		vn, err := e.node(fv)
 		e.path.pop()
 		if err != nil {
 			return nil, err
@@ -575,13 +796,13 @@ func (e *yamlEncoder) structNode(v reflect.Value, left *int) (*yaml.Node, error)
 			if info.has(k.String()) {
 				return nil, fmt.Errorf("%s: cannot have key %q in inlined map: conflicts with struct field", &e.path, k.String())
 			}
-			kn, err := e.node(k, left)
+			kn, err := e.node(k)
 			if err != nil {
 				return nil, err
 			}
 			e.flow = false
 			e.path.pushKey(k.String())
-			vn, err := e.node(m.MapIndex(k), left)
+			vn, err := e.node(m.MapIndex(k))
 			e.path.pop()
 			if err != nil {
 				return nil, err
@@ -592,12 +813,12 @@ func (e *yamlEncoder) structNode(v reflect.Value, left *int) (*yaml.Node, error)
 	return n, nil
 }
 
-func (e *yamlEncoder) seqNode(v reflect.Value, left *int) (*yaml.Node, error) {
+func (e *yamlEncoder) seqNode(v reflect.Value) (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.SequenceNode, Style: e.collectionStyle()}
 	n.Content = make([]*yaml.Node, 0, v.Len())
 	for i := 0; i < v.Len(); i++ {
 		e.path.pushIndex(i)
-		c, err := e.node(v.Index(i), left)
+		c, err := e.node(v.Index(i))
 		e.path.pop()
 		if err != nil {
 			return nil, err
@@ -616,16 +837,20 @@ func (e *yamlEncoder) stringNode(s string) *yaml.Node {
 	if !utf8.ValidString(s) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Value: s}
 	}
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: e.stringStyle(s), Value: s}
+}
+
+// stringStyle is the style stringNode gives a valid UTF-8 string.
+func (e *yamlEncoder) stringStyle(s string) yaml.Style {
 	switch {
 	case strings.Contains(s, "\n"):
 		if e.flow {
-			n.Style = yaml.DoubleQuotedStyle
+			return yaml.DoubleQuotedStyle
 		}
 	case isBase60Float(s) || isOldBool(s):
-		n.Style = yaml.DoubleQuotedStyle
+		return yaml.DoubleQuotedStyle
 	}
-	return n
+	return 0
 }
 
 // isOldBool is yaml.v3's list of YAML 1.1 booleans, which it quotes.
@@ -774,10 +999,11 @@ func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
 // exported field is zero.
 func yamlIsZero(v reflect.Value) (bool, error) {
 	kind := v.Kind()
-	if !v.CanInterface() {
-		return false, fmt.Errorf("cannot test an unexported embedded field of type %s", v.Type())
-	}
-	if z, ok := v.Interface().(yaml.IsZeroer); ok {
+	if v.Type().Implements(yamlIsZeroerType) {
+		if !v.CanInterface() {
+			return false, fmt.Errorf("cannot test an unexported embedded field of type %s", v.Type())
+		}
+		z := v.Interface().(yaml.IsZeroer)
 		if (kind == reflect.Pointer || kind == reflect.Interface) && v.IsNil() {
 			return true, nil
 		}
