@@ -45,7 +45,7 @@ type yamlEncoder struct {
 	// flow is yaml.v3's encoder.flow: set from a field's ,flow flag before
 	// its value, consumed by the next mapping or sequence (a scalar leaves
 	// it set).
-	flow    bool
+	flow     bool
 	structs  map[reflect.Type]*yamlStructInfo
 	specials map[reflect.Type]bool
 	// keys caches rendered "key:" texts; scalars caches rendered strings.
@@ -54,10 +54,10 @@ type yamlEncoder struct {
 	scalars    map[scalarKey][]byte
 	leads      [][]byte
 	entryBufs  [][]yamlEntry
-	chunk   bytes.Buffer
-	spaces  []byte
-	num     []byte
-	line    []byte
+	chunk      bytes.Buffer
+	spaces     []byte
+	num        []byte
+	line       []byte
 }
 
 // maxScalarCache bounds the rendered-string cache (its entries are short
@@ -365,7 +365,7 @@ func (e *yamlEncoder) entry(key *yaml.Node, v reflect.Value, flow bool, prefix [
 	return e.emit(v, yamlPlace{prefix: prefix, lead: e.lead(prefix, text), value: true, key: key, col: col})
 }
 
-// keyText is a key as yaml.v3 writes it as a simple key ("n" quoted, ''
+// keyText is a key as yaml.v3 writes it as a simple key ("n" quoted, ”
 // for the empty string); simple is false for a key it writes as a complex
 // "? key" entry (longer than 128 bytes, or multi-line).
 func (e *yamlEncoder) keyText(key *yaml.Node) ([]byte, bool, error) {
@@ -679,10 +679,10 @@ var (
 	yamlTextMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	yamlIsZeroerType      = reflect.TypeFor[yaml.IsZeroer]()
 	yamlSpecialTypes      = map[reflect.Type]bool{
-		reflect.TypeFor[yaml.Node]():      true,
-		reflect.TypeFor[*yaml.Node]():     true,
-		reflect.TypeFor[time.Time]():      true,
-		reflect.TypeFor[*time.Time]():     true,
+		reflect.TypeFor[yaml.Node]():     true,
+		reflect.TypeFor[*yaml.Node]():    true,
+		reflect.TypeFor[time.Time]():     true,
+		reflect.TypeFor[*time.Time]():    true,
 		reflect.TypeFor[time.Duration](): true,
 	}
 )
