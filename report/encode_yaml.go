@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"reflect"
@@ -131,13 +132,13 @@ func (e *yamlEncoder) emit(v reflect.Value, p yamlPlace) error {
 		return e.structBlock(rv, p)
 	case reflect.Map:
 		if rv.Len() == 0 {
-			return e.writeScalarLine(p, []byte("{}"))
+			return e.writePlain(p, "{}")
 		}
 		first, inner := e.openBlock(p)
 		return e.mapEntries(rv, inner, first)
 	case reflect.Slice, reflect.Array:
 		if rv.Len() == 0 {
-			return e.writeScalarLine(p, []byte("[]"))
+			return e.writePlain(p, "[]")
 		}
 		first, inner := e.openBlock(p)
 		return e.listItems(rv, inner, first)
@@ -156,7 +157,12 @@ func (e *yamlEncoder) emit(v reflect.Value, p yamlPlace) error {
 	if err != nil {
 		return err
 	}
-	return e.writeScalarLine(p, text)
+	if !p.root() {
+		e.out.Write(p.lead)
+		e.out.WriteByte(' ')
+	}
+	e.out.Write(text)
+	return e.out.WriteByte('\n')
 }
 
 // scalarValue formats a number or a boolean as yaml.v3 does (a float per
@@ -249,7 +255,7 @@ func (e *yamlEncoder) structBlock(v reflect.Value, p yamlPlace) error {
 		}
 	}
 	if len(entries) == 0 {
-		return e.writeScalarLine(p, []byte("{}"))
+		return e.writePlain(p, "{}")
 	}
 	first, inner := e.openBlock(p)
 	for i, en := range entries {
@@ -420,8 +426,8 @@ func (e *yamlEncoder) emitNode(n *yaml.Node, p yamlPlace) error {
 	return e.writeChunk(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, n}}, p.col, p.prefix)
 }
 
-// scalarText renders a scalar node alone (no final line break), cached
-// for strings.
+// scalarText renders a scalar node alone, with the line break yaml.v3
+// ends it with, cached for short strings.
 func (e *yamlEncoder) scalarText(n *yaml.Node) ([]byte, error) {
 	key := scalarKey{n.Tag, n.Style, n.Value}
 	cacheable := n.Anchor == "" && len(n.Value) <= 256
@@ -433,7 +439,7 @@ func (e *yamlEncoder) scalarText(n *yaml.Node) ([]byte, error) {
 	if err := e.encodeChunk(n); err != nil {
 		return nil, err
 	}
-	text := bytes.TrimSuffix(e.chunk.Bytes(), []byte("\n"))
+	text := e.chunk.Bytes()
 	if !cacheable {
 		return text, nil
 	}
@@ -451,19 +457,20 @@ type scalarKey struct {
 	value string
 }
 
-// writeScalarLine writes a scalar's text at place p ("key: text", "-
-// text", or the text alone at the root); a multi-line text (a literal
-// block, a quoted scalar with raw line breaks) has its later lines
-// indented by the place's column.
+// writeScalarLine writes a scalar as yaml.v3 rendered it alone (its text
+// and the line break yaml.v3 ends it with) at place p: "key: text", "-
+// text", or the text alone at the root. A multi-line text (a literal
+// block, a single-quoted scalar with raw line breaks) has its later lines
+// indented by the place's column. A literal block that ends with a raw
+// CR, LS or PS has no line break after it: yaml.v3 takes itself to be at
+// the start of a line and writes the next key's indentation straight
+// after it, here as at the root.
 func (e *yamlEncoder) writeScalarLine(p yamlPlace, text []byte) error {
 	if !p.root() {
 		e.out.Write(p.lead)
 		e.out.WriteByte(' ')
 	}
-	if err := e.writeIndented(text, p.col); err != nil {
-		return err
-	}
-	return e.out.WriteByte('\n')
+	return e.writeIndented(text, p.col)
 }
 
 // writePlain is writeScalarLine for a text without line breaks.
@@ -545,25 +552,46 @@ func (e *yamlEncoder) encodeChunk(n *yaml.Node) (err error) {
 	return nil
 }
 
-// writeChunk encodes a node and writes it at column col: the first line
-// after first (nil: col spaces), every later line that has content
-// indented by col.
-func (e *yamlEncoder) writeChunk(n *yaml.Node, col int, first []byte) error {
-	if err := e.encodeChunk(n); err != nil {
+// writeChunk writes a node that yaml.v3 lays out whole: a mapping entry
+// or a list item (an entry {key: value} or a one-item list) whose first
+// line starts with prefix, at column col, or a document root (col 0, no
+// prefix). So that every line comes out exactly as yaml.v3 writes it at
+// that depth, the node is rendered under col/2 dummy "k:" parents, whose
+// lines are dropped, and the first line's indentation is replaced by
+// prefix.
+func (e *yamlEncoder) writeChunk(n *yaml.Node, col int, prefix []byte) error {
+	depth := col / 2
+	wrapped := n
+	for range depth {
+		wrapped = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "k"}, wrapped}}
+	}
+	if err := e.encodeChunk(wrapped); err != nil {
 		return err
 	}
-	if first == nil {
-		first = e.indent(col)
+	text := e.chunk.Bytes()
+	for range depth {
+		_, rest, ok := bytes.Cut(text, []byte{'\n'})
+		if !ok {
+			return fmt.Errorf("%s: yaml.v3 wrote no nested block", &e.path)
+		}
+		text = rest
 	}
-	e.out.Write(first)
-	return e.writeIndented(e.chunk.Bytes(), col)
+	if len(text) < col || !bytes.Equal(text[:col], e.indent(col)) {
+		return fmt.Errorf("%s: yaml.v3 wrote a nested block at an unexpected column", &e.path)
+	}
+	e.out.Write(prefix)
+	_, err := e.out.Write(text[col:])
+	return err
 }
 
-// writeIndented writes text, indenting by col every line after a line
-// break that has content. yaml.v3 ends a line at any YAML break (LF, and
-// inside literal and single-quoted scalars also CR, NEL, LS and PS
-// written as they are) and indents only before content, so empty lines
-// stay empty.
+// writeIndented writes a scalar's text rendered at column 0, indenting by
+// col every line after a line break that starts with a space. yaml.v3
+// ends a line at any YAML break (LF, and inside literal and
+// single-quoted scalars also CR, LS and PS written as they are) and then
+// indents the scalar's next content by its indentation (at least 2 at
+// column 0); empty lines, and a closing quote right after a break, get
+// no indentation.
 func (e *yamlEncoder) writeIndented(text []byte, col int) error {
 	start := 0
 	for i := 0; i < len(text); {
@@ -573,7 +601,7 @@ func (e *yamlEncoder) writeIndented(text []byte, col int) error {
 			continue
 		}
 		i += w
-		if col > 0 && i < len(text) && yamlBreakWidth(text, i) == 0 {
+		if col > 0 && i < len(text) && text[i] == ' ' {
 			e.out.Write(text[start:i])
 			e.out.Write(e.indent(col))
 			start = i
@@ -835,7 +863,13 @@ func (e *yamlEncoder) seqNode(v reflect.Value) (*yaml.Node, error) {
 // UTF-8 is left untagged, so that yaml.v3 writes it as !!binary base64.
 func (e *yamlEncoder) stringNode(s string) *yaml.Node {
 	if !utf8.ValidString(s) {
-		return &yaml.Node{Kind: yaml.ScalarNode, Value: s}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: s}
+		if e.flow && base64.StdEncoding.EncodedLen(len(s)) >= 70 {
+			// yaml.v3 breaks base64 into 70-column lines, and stringv
+			// double-quotes a multi-line string under a pending ,flow.
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: e.stringStyle(s), Value: s}
 }
@@ -1055,9 +1089,22 @@ func mapKeyString(k reflect.Value) string {
 }
 
 // sortedYAMLKeys returns a map's keys in yaml.v3's order (sorter.go).
+// Keys that order leaves tied (strings that differ only in invalid UTF-8
+// bytes, which it reads as U+FFFD) yaml.v3 writes in Go's random map
+// order; here they are ordered by their bytes, so the output is
+// deterministic.
 func sortedYAMLKeys(m reflect.Value) []reflect.Value {
 	keys := m.MapKeys()
-	sort.Sort(yamlKeyList(keys))
+	l := yamlKeyList(keys)
+	sort.Slice(keys, func(i, j int) bool {
+		if l.Less(i, j) {
+			return true
+		}
+		if l.Less(j, i) {
+			return false
+		}
+		return mapKeyString(keys[i]) < mapKeyString(keys[j])
+	})
 	return keys
 }
 
