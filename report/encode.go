@@ -2,6 +2,8 @@ package report
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -37,6 +39,25 @@ func WriteYAML(w io.Writer, v any) error {
 // refused with an error naming its field path.
 func WriteJSON(w io.Writer, v any) error {
 	return writeJSON(w, v, encodeOptions{round: true})
+}
+
+// Rounded returns a copy of the document v as its reader sees it: every
+// float rounded by the precision rule (see Precision), exactly as
+// WriteYAML and WriteJSON write it. A renderer that shows a report both
+// from memory (run --format markdown) and from its file (render) renders
+// Rounded(r), so that both agree digit for digit. Rounding is
+// idempotent: a rounded document reads back and re-encodes to the same
+// bytes. v's type must be one encoding/json can read back.
+func Rounded[T any](v *T) (*T, error) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, v); err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
+		return nil, fmt.Errorf("report: read back a rounded document: %w", err)
+	}
+	return out, nil
 }
 
 // encodeOptions are the encoders' switches. round false writes every

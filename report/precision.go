@@ -102,6 +102,10 @@ var precisionRules = []precisionRule{
 	{"*percent", Percent},
 	// Percentage points: recommendations[].expected_impact.gain_points.
 	{"*_points", Percent},
+	// The sample's composition describes the runs: sizes in bytes and
+	// service counts (floats only because of the median) are data, not
+	// estimates: sample.composition.{size_bytes,services_declared}.{min,median,max}.
+	{"composition.**", Exact},
 	// The agreement rate and its intervals are in percent:
 	// agreement_rate.wilson95.{lower,upper},
 	// agreement_by_system[].{wilson95,simultaneous95}.{lower,upper}.

@@ -2,11 +2,18 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/forecast"
 )
 
 // TestRoundFloatMatchesPythonDecimal checks RoundFloat and the number
@@ -35,7 +42,7 @@ func TestRoundFloatMatchesPythonDecimal(t *testing.T) {
 	if len(ref.Cases) < 1000 {
 		t.Fatalf("only %d reference cases", len(ref.Cases))
 	}
-	pvalueSyntax := regexp.MustCompile(`^-?[0-9]\.[0-9]{2}e[-+][0-9]{2,3}$`)
+	pvalueAnySign := regexp.MustCompile(`^-?[0-9]\.[0-9]{2}e[-+][0-9]{2,3}$`)
 	for _, c := range ref.Cases {
 		x, err := strconv.ParseFloat(c.X, 64)
 		if err != nil {
@@ -72,7 +79,7 @@ func TestRoundFloatMatchesPythonDecimal(t *testing.T) {
 				if err != nil || got != want || got == 0 && math.Signbit(got) {
 					t.Errorf("%v of %s written %q (json %v), reference %s", k.class, c.X, b, asJSON, k.want)
 				}
-				if k.class == PValue && !pvalueSyntax.Match(b) {
+				if k.class == PValue && !pvalueAnySign.Match(b) {
 					t.Errorf("p-value %s written %q, want d.dde±XX", c.X, b)
 				}
 			}
@@ -152,7 +159,7 @@ func TestPrecisionOfKeyTable(t *testing.T) {
 		"decisions.z":                                                  Statistic,
 		"composite.score":                                              Statistic,
 		"summary.runtime_fidelity":                                     Percent,
-		"sample.composition.size_bytes.median":                         Statistic,
+		"sample.composition.size_bytes.median":                         Exact,
 		"kappa.unweighted.value":                                       Statistic,
 		"pool":                                                         Statistic, // not a p-value: "*_p" needs the underscore
 	} {
@@ -189,4 +196,234 @@ func TestExactTypesKeepEveryDigit(t *testing.T) {
 			t.Errorf("agreement percent read back as %v, want it rounded to 2 decimals", got)
 		}
 	}
+}
+
+// expandBraces expands "a.{b,c}.d" to a.b.d and a.c.d (nested braces
+// expanded left to right).
+func expandBraces(p string) []string {
+	i := strings.IndexByte(p, '{')
+	if i < 0 {
+		return []string{p}
+	}
+	j := strings.IndexByte(p[i:], '}') + i
+	var out []string
+	for _, alt := range strings.Split(p[i+1:j], ",") {
+		out = append(out, expandBraces(p[:i]+alt+p[j+1:])...)
+	}
+	return out
+}
+
+// precisionSpec is the precision rule's table for every current
+// document, by document type: the float key paths that are Percent,
+// PValue or Exact; every other float is a Statistic. It is the README's
+// table; TestDocumentFloatsFollowTheSpec checks the rule gives exactly
+// this.
+var precisionSpec = map[reflect.Type]map[Precision][]string{
+	reflect.TypeFor[Report](): {
+		Percent: {
+			"agreement_rate.{percent,wilson95.lower,wilson95.upper}",
+			"agreement_by_system.{percent,wilson95.lower,wilson95.upper,simultaneous95.lower,simultaneous95.upper}",
+			"sample.composition.success_failure.success_percent",
+			"mean_score_delta.{runtime_fidelity,task_effectiveness}.{mean,sd,ci95.lower,ci95.upper}",
+			"mean_score_delta.{runtime_fidelity,task_effectiveness}.bland_altman.{bias,sd,lower_loa,upper_loa}",
+			"mean_score_delta.{runtime_fidelity,task_effectiveness}.bland_altman.{bias_ci,lower_loa_ci,upper_loa_ci}.{lower,upper}",
+			"forecast.calibration",
+			"recommendations.expected_impact.{agreement_percent,current_percent,gain_points}",
+			"trend.{agreement,calibration,mean_delta.runtime_fidelity,mean_delta.task_effectiveness}.{before,now,difference,ci95.lower,ci95.upper}",
+		},
+		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p"},
+		Exact: {
+			"{comparisons,disagreements}.{light_scores,deep_scores}.{runtime_fidelity,task_effectiveness}",
+			"{comparisons,disagreements}.{runtime_fidelity_delta,task_effectiveness_delta}",
+			"sample.composition.{size_bytes,services_declared}.{min,median,max}",
+		},
+	},
+	reflect.TypeFor[forecast.ScoreReport](): {
+		Percent: {"groups.calibration", "trend.groups.calibration.{before,now,difference,ci95.lower,ci95.upper}"},
+	},
+	reflect.TypeFor[callsDocument](): {Percent: {"groups.calibration"}},
+	reflect.TypeFor[gateDocument]():  {},
+}
+
+// TestDocumentFloatsFollowTheSpec: the rule (key table and exact types)
+// gives every float of every document type the class precisionSpec says;
+// run with -v to print the whole table.
+func TestDocumentFloatsFollowTheSpec(t *testing.T) {
+	for typ, spec := range precisionSpec {
+		want := map[string]Precision{}
+		for class, patterns := range spec {
+			for _, p := range patterns {
+				for _, path := range expandBraces(p) {
+					want[path] = class
+				}
+			}
+		}
+		got := floatKeyPaths(typ)
+		for path, class := range want {
+			if _, ok := got[path]; !ok {
+				t.Errorf("%s: the spec lists %s, which is not a float of the document", typ, path)
+				continue
+			}
+			_ = class
+		}
+		for _, path := range sortedPaths(got) {
+			w, ok := want[path]
+			if !ok {
+				w = Statistic
+			}
+			if got[path] != w {
+				t.Errorf("%s: %s is %v, the spec says %v", typ, path, got[path], w)
+			}
+			t.Logf("%-24s %-72s %v", typ, path, got[path])
+		}
+	}
+}
+
+// numberAt is a number of a parsed document: its text and its path with
+// list positions.
+type numberAt struct {
+	path, pattern string // "groups[3].brier", "groups.brier"
+	text          string
+}
+
+// documentNumbers lists the numbers of a YAML or JSON document in order.
+func documentNumbers(t *testing.T, data []byte) []numberAt {
+	t.Helper()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		t.Fatal(err)
+	}
+	var out []numberAt
+	var walk func(n *yaml.Node, path, pattern string)
+	walk = func(n *yaml.Node, path, pattern string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path, pattern)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				walk(n.Content[i+1], strings.TrimPrefix(path+"."+k, "."), strings.TrimPrefix(pattern+"."+k, "."))
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i), pattern)
+			}
+		case yaml.ScalarNode:
+			if n.Tag == "!!int" || n.Tag == "!!float" {
+				out = append(out, numberAt{path, pattern, n.Value})
+			}
+		}
+	}
+	walk(&root, "", "")
+	return out
+}
+
+// significantDigits counts the significant digits of a decimal number's
+// text ("0.0012300" -> 3, "1.23e-05" -> 3).
+func significantDigits(text string) int {
+	mant, _, _ := strings.Cut(strings.ToLower(text), "e")
+	mant = strings.TrimLeft(mant, "-+")
+	digits := strings.ReplaceAll(mant, ".", "")
+	digits = strings.TrimLeft(digits, "0")
+	if strings.Contains(mant, ".") {
+		digits = strings.TrimRight(digits, "0")
+	}
+	return len(digits)
+}
+
+var (
+	integerSyntax = regexp.MustCompile(`^-?[0-9]+$`)
+	percentSyntax = regexp.MustCompile(`^-?[0-9]+(\.[0-9]{1,2})?$`)
+	pvalueSyntax  = regexp.MustCompile(`^[0-9]\.[0-9]{2}e[-+][0-9]{2}$`)
+)
+
+// TestGoldenNumbersFollowThePrecisionRule re-encodes every golden
+// document (read into its Go type) as YAML and as JSON and checks every
+// number written against the number in the golden file at the same path:
+// an integer field stays the same integer; a Percent has at most 2
+// decimals and is within 0.005 of the original; a Statistic has at most 6
+// significant digits and is within half a unit of the 6th; a p-value is
+// d.dde±XX within half a unit of the 3rd digit; an Exact number is the
+// original value. None is NaN, none is -0.
+func TestGoldenNumbersFollowThePrecisionRule(t *testing.T) {
+	checked := map[Precision]int{}
+	for _, d := range goldenDocuments(t) {
+		data, err := os.ReadFile(d.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		original := map[string]string{}
+		for _, n := range documentNumbers(t, data) {
+			original[n.path] = n.text
+		}
+		typed := d.new()
+		if err := decodeDocument(data, typed); err != nil {
+			t.Fatalf("%s: %v", d.path, err)
+		}
+		floats := floatKeyPaths(reflect.TypeOf(typed).Elem())
+		for format, enc := range map[string]func(any) ([]byte, error){"yaml": EncodeYAML, "json": EncodeJSON} {
+			out, err := enc(typed)
+			if err != nil {
+				t.Fatalf("%s (%s): %v", d.path, format, err)
+			}
+			for _, n := range documentNumbers(t, out) {
+				where := fmt.Sprintf("%s (%s) %s = %s", d.path, format, n.path, n.text)
+				orig, ok := original[n.path]
+				if !ok {
+					if n.text == "0" {
+						continue // a field the golden file predates (render/calls.yaml has no schema_version)
+					}
+					t.Errorf("%s: no number there in the golden file", where)
+					continue
+				}
+				x, err1 := strconv.ParseFloat(n.text, 64)
+				o, err2 := strconv.ParseFloat(orig, 64)
+				if err1 != nil || err2 != nil {
+					t.Errorf("%s: not numbers (%v, %v)", where, err1, err2)
+					continue
+				}
+				if strings.HasPrefix(n.text, "-") && x == 0 {
+					t.Errorf("%s: negative zero", where)
+				}
+				class, isFloat := floats[n.pattern]
+				if !isFloat {
+					if !integerSyntax.MatchString(n.text) || x != o {
+						t.Errorf("%s: an integer field, golden %s", where, orig)
+					}
+					continue
+				}
+				checked[class]++
+				switch class {
+				case Exact:
+					if x != o {
+						t.Errorf("%s: exact, golden %s", where, orig)
+					}
+				case Percent:
+					if !percentSyntax.MatchString(n.text) || math.Abs(x-o) > 0.005+1e-9 {
+						t.Errorf("%s: want 2 decimals of %s", where, orig)
+					}
+				case PValue:
+					if !pvalueSyntax.MatchString(n.text) || math.Abs(x-o) > 0.005*math.Abs(o)+1e-300 {
+						t.Errorf("%s: want 3 significant digits of %s as d.dde±XX", where, orig)
+					}
+				case Statistic:
+					half := 0.0
+					if o != 0 {
+						half = 5 * math.Pow(10, math.Floor(math.Log10(math.Abs(o)))-6)
+					}
+					if significantDigits(n.text) > 6 || math.Abs(x-o) > half*(1+1e-9) {
+						t.Errorf("%s: want 6 significant digits of %s", where, orig)
+					}
+				}
+			}
+		}
+	}
+	for _, c := range []Precision{Percent, PValue, Statistic, Exact} {
+		if checked[c] == 0 {
+			t.Errorf("no %v number in the goldens was checked", c)
+		}
+	}
+	t.Logf("numbers checked per class: %v", checked)
 }
