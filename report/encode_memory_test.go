@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -50,9 +51,14 @@ func largeScoreDocument(t testing.TB, n int) *forecast.ScoreReport {
 	return &rep
 }
 
-// peakHeap runs f and returns the peak of live heap objects above what
-// was live before, sampled every millisecond, and f's wall time.
+// peakHeap runs f and returns the peak of heap objects above what was
+// live before, sampled every millisecond, and f's wall time. The GC
+// target is lowered to 20% for the measurement, so that the peak is
+// close to what f keeps live rather than garbage the collector has not
+// reached yet (at the default 100% a heap holding the document may grow
+// by the document's size before a collection).
 func peakHeap(f func() error) (peak uint64, elapsed time.Duration, err error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	runtime.GC()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(sample)
@@ -92,21 +98,25 @@ func peakHeap(f func() error) (peak uint64, elapsed time.Duration, err error) {
 }
 
 // TestEncoderPeakMemory measures the encoders on a run report of 20,000
-// runs and a score document of 200,000 groups: the old way (yaml.v3's
-// Encoder over the whole document, json.MarshalIndent) against WriteYAML
-// and WriteJSON. It only reports (the figures depend on the machine) and
-// asserts that streaming YAML to a writer stays under 1/10 of the old
-// peak. Run with EVALCAL_ENCODE_MEMORY=1 (it takes about a minute).
+// runs and a score document of 200,000 groups (score --by id): the old
+// way (yaml.v3's Encoder over the whole document, json.MarshalIndent)
+// against WriteYAML and WriteJSON to a writer and EncodeYAML/EncodeJSON
+// into memory. It reports (the figures depend on the machine) and asserts
+// that streaming YAML peaks under 1/10 of yaml.v3. Run with
+// EVALCAL_ENCODE_MEMORY=1 (a few minutes); yaml.v3 on the score document
+// needs about 14 GB and runs only with EVALCAL_ENCODE_MEMORY=old.
 func TestEncoderPeakMemory(t *testing.T) {
-	if testing.Short() || os.Getenv("EVALCAL_ENCODE_MEMORY") == "" {
+	mode := os.Getenv("EVALCAL_ENCODE_MEMORY")
+	if testing.Short() || mode == "" {
 		t.Skip("set EVALCAL_ENCODE_MEMORY=1 to measure (slow)")
 	}
 	docs := []struct {
-		name string
-		v    func() any
+		name    string
+		v       func() any
+		oldYAML bool
 	}{
-		{"run report, 20000 runs", func() any { return largeRunReport(20000) }},
-		{"score --by id, 200000 groups", func() any { return largeScoreDocument(t, 200000) }},
+		{"run report, 20000 runs", func() any { return largeRunReport(20000) }, true},
+		{"score --by id, 200000 groups", func() any { return largeScoreDocument(t, 200000) }, mode == "old"},
 	}
 	for _, d := range docs {
 		v := d.v()
@@ -133,6 +143,9 @@ func TestEncoderPeakMemory(t *testing.T) {
 		}
 		var oldYAML, streamYAML uint64
 		for i, enc := range encoders {
+			if i == 0 && !d.oldYAML {
+				continue
+			}
 			peak, elapsed, err := peakHeap(enc.f)
 			if err != nil {
 				t.Fatalf("%s, %s: %v", d.name, enc.name, err)
@@ -143,10 +156,10 @@ func TestEncoderPeakMemory(t *testing.T) {
 			case 2:
 				streamYAML = peak
 			}
-			t.Logf("%-30s %-46s peak heap %7.1f MB  %6.2f s  (document %.1f MB)", d.name, enc.name,
+			t.Logf("%-30s %-46s peak heap %8.1f MB  %6.2f s  (document %.1f MB)", d.name, enc.name,
 				float64(peak)/(1<<20), elapsed.Seconds(), float64(size)/(1<<20))
 		}
-		if streamYAML*10 > oldYAML {
+		if oldYAML > 0 && streamYAML*10 > oldYAML {
 			t.Errorf("%s: WriteYAML peak %d bytes is not under 1/10 of yaml.v3's %d", d.name, streamYAML, oldYAML)
 		}
 	}

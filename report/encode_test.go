@@ -305,6 +305,8 @@ var trickyStrings = []string{
 	"x\n\u2028y", "bom\ufeffx", "é", "日本語", "emoji😀", "nul\x00", "del\x7f", "bad\xffutf8", "<html>&amp;",
 	strings.Repeat("k", 130), strings.Repeat("word ", 60), "line1\n  indented\n", " \n ", "x\n ", "a\tb\nc",
 	"p value", "percent", "calibration", "run_id", "0.1", "-.inf", ".nan", "1e+06",
+	"90b5dc4f5c05b28a16045aa8b58e360d0c1561e4f654e11d2f3369a37e1545c2", "1e5", "1e-5", "12e", "12e-", "0b101x",
+	"0x1fz", "0o17q", "2026-01-0a", "2026-1-1", "1a", "1-e5", "1e5-a", "0777", "12345-a", "1234-a",
 }
 
 var trickyFloats = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1.0 / 3, 66.66666666666667, 1e-7, 1e-6, 9.99e-7,
@@ -450,6 +452,15 @@ func randomFill(rng *rand.Rand, v reflect.Value, depth int) {
 func randomString(rng *rand.Rand) string {
 	if rng.IntN(2) == 0 {
 		return trickyStrings[rng.IntN(len(trickyStrings))]
+	}
+	if rng.IntN(3) == 0 {
+		// digits, e, x, o, b and dashes: near ints, floats, dates and ids
+		alphabet := []rune("0123456789eexobaf-")
+		r := make([]rune, 1+rng.IntN(10))
+		for i := range r {
+			r[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(r)
 	}
 	alphabet := []rune("abcXYZ019 _-./:#'\"\n\t\r,[]{}&*!|>%@`?~\\<éß\u2028\u0085😀")
 	r := make([]rune, rng.IntN(12))

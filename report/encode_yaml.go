@@ -484,12 +484,24 @@ func (e *yamlEncoder) writePlain(p yamlPlace, text string) error {
 }
 
 // plainSafe reports whether yaml.v3 writes s as a plain scalar, as it
-// is, anywhere in a block: a letter, then letters, digits, _ . / - and
-// single inner spaces, at most 128 bytes, and not a word YAML reads as a
-// bool or null. Every other string is rendered by yaml.v3.
+// is, anywhere in a block; every other string is rendered by yaml.v3. It
+// accepts at most 128 bytes of
+//
+//   - a letter, then letters, digits, _ . / - and single inner spaces, not
+//     a word YAML reads as a bool or null (true, n, off, Null, ...);
+//   - a digit, then lower-case letters, digits and -, with a letter other
+//     than e (so not an int, a float or 1e5), not 0x, 0o or 0b first (int
+//     prefixes) and not four digits and a dash first (a date): run ids
+//     and hex hashes.
+//
+// Such strings resolve to !!str in yaml.v3 (resolve.go) and contain no
+// YAML indicator.
 func plainSafe(s string) bool {
 	if s == "" || len(s) > 128 {
 		return false
+	}
+	if c := s[0]; c >= '0' && c <= '9' {
+		return idPlainSafe(s)
 	}
 	if c := s[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
 		return false
@@ -513,6 +525,31 @@ func plainSafe(s string) bool {
 		return false
 	}
 	return !isOldBool(s)
+}
+
+// idPlainSafe is plainSafe for a string that starts with a digit.
+func idPlainSafe(s string) bool {
+	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o' || s[1] == 'b') {
+		return false
+	}
+	digits := 0
+	for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
+		digits++
+	}
+	if digits == 4 && digits < len(s) && s[digits] == '-' {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == '-', c == 'e':
+		case c >= 'a' && c <= 'z':
+			letter = true
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 // plainValue reports whether an untagged scalar the encoder made (a
