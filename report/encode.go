@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,9 +13,11 @@ import (
 
 // WriteYAML writes any document (the calibration report, a score, calls
 // or gate document) to w as YAML with two-space indentation, key order
-// the structs' field order and map keys sorted, byte for byte what
+// the structs' field order and map keys sorted: byte for byte what
 // yaml.v3 (Encoder.SetIndent(2)) writes for the same value, except that
-// every float follows the precision rule (see Precision).
+// every float follows the precision rule (see Precision), -0 is written 0,
+// and map keys that yaml.v3's order leaves tied (strings differing only
+// in invalid UTF-8) are ordered by their bytes instead of at random.
 //
 // Memory is bounded by the document's depth and its largest scalar, not
 // by the document: the encoder writes the block structure and plain
@@ -28,18 +31,34 @@ import (
 // (e.g. "groups[3].brier"): an undefined figure must be null. Nothing is
 // guaranteed about what was written to w before an error.
 func WriteYAML(w io.Writer, v any) error {
-	return writeYAML(w, v, encodeOptions{round: true})
+	return writeYAML(context.Background(), w, v, encodeOptions{round: true})
+}
+
+// WriteYAMLContext is WriteYAML that stops with ctx's error (wrapped)
+// when ctx is done, checked every 256 list items.
+func WriteYAMLContext(ctx context.Context, w io.Writer, v any) error {
+	return writeYAML(ctx, w, v, encodeOptions{round: true})
 }
 
 // WriteJSON writes any document to w as indented JSON with a final
 // newline: byte for byte what json.MarshalIndent(v, "", "  ") followed by
 // "\n" writes for the same value, except that every float follows the
-// precision rule (see Precision). It writes as it walks the value, so
-// memory does not grow with the document. A NaN or infinite float is
-// refused with an error naming its field path.
+// precision rule (see Precision) and -0 is written 0. It writes as it
+// walks the value, so memory does not grow with the document. A NaN or
+// infinite float is refused with an error naming its field path.
 func WriteJSON(w io.Writer, v any) error {
-	return writeJSON(w, v, encodeOptions{round: true})
+	return writeJSON(context.Background(), w, v, encodeOptions{round: true})
 }
+
+// WriteJSONContext is WriteJSON that stops with ctx's error (wrapped)
+// when ctx is done, checked every 256 list items.
+func WriteJSONContext(ctx context.Context, w io.Writer, v any) error {
+	return writeJSON(ctx, w, v, encodeOptions{round: true})
+}
+
+// cancelEvery is how many list items the encoders write between looks
+// at their context.
+const cancelEvery = 256
 
 // Rounded returns a copy of the document v as its reader sees it: every
 // float rounded by the precision rule (see Precision), exactly as

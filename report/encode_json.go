@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
@@ -25,6 +26,7 @@ import (
 // document first.
 
 type jsonEncoder struct {
+	ctx     context.Context
 	out     *bufio.Writer
 	round   bool
 	path    docPath
@@ -44,8 +46,8 @@ var (
 // 1000 nested pointers, maps or slices.
 const maxJSONDepth = 10000
 
-func writeJSON(w io.Writer, v any, opts encodeOptions) error {
-	e := &jsonEncoder{out: newBufferedWriter(w), round: opts.round, structs: map[reflect.Type][]jsonField{}}
+func writeJSON(ctx context.Context, w io.Writer, v any, opts encodeOptions) error {
+	e := &jsonEncoder{ctx: ctx, out: newBufferedWriter(w), round: opts.round, structs: map[reflect.Type][]jsonField{}}
 	if err := e.value(reflect.ValueOf(v), false); err != nil {
 		return fmt.Errorf("report: encode json: %w", err)
 	}
@@ -276,6 +278,11 @@ func (e *jsonEncoder) array(v reflect.Value) error {
 	e.out.WriteByte('[')
 	e.level++
 	for i := 0; i < n; i++ {
+		if i%cancelEvery == cancelEvery-1 {
+			if err := e.ctx.Err(); err != nil {
+				return fmt.Errorf("%s: %w", &e.path, err)
+			}
+		}
 		if i > 0 {
 			e.out.WriteByte(',')
 		}

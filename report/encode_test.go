@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,14 +60,14 @@ func checkIdentity(t *testing.T, name string, v any) {
 	for _, c := range []struct {
 		format string
 		ref    func(any) ([]byte, error)
-		enc    func(io.Writer, any, encodeOptions) error
+		enc    func(context.Context, io.Writer, any, encodeOptions) error
 	}{
 		{"yaml", referenceYAML, writeYAML},
 		{"json", referenceJSON, writeJSON},
 	} {
 		want, refErr := c.ref(v)
 		var got bytes.Buffer
-		err := c.enc(&got, v, encodeOptions{})
+		err := c.enc(context.Background(), &got, v, encodeOptions{})
 		switch {
 		case refErr != nil && err == nil:
 			t.Errorf("%s (%s): the reference fails (%v) but the encoder wrote\n%s", name, c.format, refErr, got.Bytes())
@@ -610,3 +611,21 @@ var errDiskFull = errors.New("disk full")
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+// TestEncodersStopWhenCancelled: a long document stops being written once
+// its context is done (Ctrl-C), with the context's error.
+func TestEncodersStopWhenCancelled(t *testing.T) {
+	doc := largeScoreDocument(t, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, enc := range map[string]func(context.Context, io.Writer, any) error{"yaml": WriteYAMLContext, "json": WriteJSONContext} {
+		var cw countingWriter
+		err := enc(ctx, &cw, doc)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", name, err)
+		}
+		if cw.n > 1<<20 {
+			t.Errorf("%s wrote %d bytes after cancellation", name, cw.n)
+		}
+	}
+}

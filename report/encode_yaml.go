@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding"
 	"encoding/base64"
 	"fmt"
@@ -30,16 +31,20 @@ import (
 //     nested list's first "- " on the dash's line, empty collections as
 //     [] and {};
 //   - numbers, booleans, null and plain-safe strings are written directly;
-//     every other scalar (quoted, literal, !!binary), every key, and every
-//     flow collection or yaml.Node in the document is rendered by yaml.v3
-//     on its own and indented into place. yaml.v3 never folds lines (its
-//     best width is unlimited), so a node's text at column 0 is its text
-//     at any column with each line that has content indented.
+//   - every other scalar (quoted, literal, !!binary) and every key is
+//     rendered by yaml.v3 alone at column 0 and indented into place
+//     (yaml.v3 never folds lines: its best width is unlimited);
+//   - a flow collection, a complex "? key" entry or a yaml.Node in the
+//     document is rendered by yaml.v3 under dummy parents at its real
+//     depth, so its lines come out exactly as in the whole document.
 //
-// Memory is the path from the root to the current value, plus the
-// largest scalar or flow collection.
+// Memory is the path from the root to the current value, a few small
+// caches, and the largest scalar or flow collection; nothing grows with
+// the document. TestEncodersMatchReferenceOnRandomDocuments and
+// FuzzEncodersMatchReference check the output against yaml.v3's.
 
 type yamlEncoder struct {
+	ctx   context.Context
 	out   *bufio.Writer
 	round bool
 	path  docPath
@@ -58,15 +63,14 @@ type yamlEncoder struct {
 	chunk      bytes.Buffer
 	spaces     []byte
 	num        []byte
-	line       []byte
 }
 
 // maxScalarCache bounds the rendered-string cache (its entries are short
 // strings that repeat: verdicts, systems, notes).
 const maxScalarCache = 4096
 
-func writeYAML(w io.Writer, v any, opts encodeOptions) error {
-	e := &yamlEncoder{out: newBufferedWriter(w), round: opts.round,
+func writeYAML(ctx context.Context, w io.Writer, v any, opts encodeOptions) error {
+	e := &yamlEncoder{ctx: ctx, out: newBufferedWriter(w), round: opts.round,
 		structs: map[reflect.Type]*yamlStructInfo{}, specials: map[reflect.Type]bool{}, keys: map[scalarKey][]byte{},
 		stringKeys: map[string][]byte{}, scalars: map[scalarKey][]byte{}}
 	if err := e.emit(reflect.ValueOf(v), yamlPlace{}); err != nil {
@@ -308,6 +312,11 @@ func (e *yamlEncoder) mapEntries(v reflect.Value, col int, first []byte) error {
 // col.
 func (e *yamlEncoder) listItems(v reflect.Value, col int, first []byte) error {
 	for i := 0; i < v.Len(); i++ {
+		if i%cancelEvery == cancelEvery-1 {
+			if err := e.ctx.Err(); err != nil {
+				return fmt.Errorf("%s: %w", &e.path, err)
+			}
+		}
 		prefix := e.linePrefix(i, first, col)
 		lead := append(append(make([]byte, 0, len(prefix)+1), prefix...), '-')
 		e.path.pushIndex(i)
@@ -321,10 +330,10 @@ func (e *yamlEncoder) listItems(v reflect.Value, col int, first []byte) error {
 }
 
 // stringEntry is entry for a string key, its "key:" text cached by the
-// string (a key without a line break renders the same under any ,flow
-// state).
+// string. Only simple keys are cached, and they have no line break, so
+// they render the same under any ,flow state.
 func (e *yamlEncoder) stringEntry(key string, v reflect.Value, flow bool, prefix []byte, col int) error {
-	if text, ok := e.stringKeys[key]; ok && !strings.Contains(key, "\n") {
+	if text, ok := e.stringKeys[key]; ok {
 		e.flow = flow
 		return e.emit(v, yamlPlace{prefix: prefix, lead: e.lead(prefix, text), value: true, keyString: key, col: col})
 	}
@@ -371,9 +380,9 @@ func (e *yamlEncoder) entry(key *yaml.Node, v reflect.Value, flow bool, prefix [
 	return e.emit(v, yamlPlace{prefix: prefix, lead: e.lead(prefix, text), value: true, key: key, col: col})
 }
 
-// keyText is a key as yaml.v3 writes it as a simple key ("n" quoted, ”
-// for the empty string); simple is false for a key it writes as a complex
-// "? key" entry (longer than 128 bytes, or multi-line).
+// keyText is a key as yaml.v3 writes it as a simple key ("n" quoted, the
+// empty string as two single quotes); simple is false for a key it writes
+// as a complex "? key" entry (longer than 128 bytes, or multi-line).
 func (e *yamlEncoder) keyText(key *yaml.Node) ([]byte, bool, error) {
 	ck := scalarKey{key.Tag, key.Style, key.Value}
 	cacheable := key.Kind == yaml.ScalarNode && key.Anchor == "" && len(key.Value) <= 256
