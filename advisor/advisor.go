@@ -96,7 +96,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		im.GainPoints = im.AgreementPercent - im.CurrentPercent
 		return im
 	}
-	agree := st.AgreementRate.Percent
+	agree := st.AgreementRate.Value()
 	low := n > 0 && agree < LowAgreement
 	var out []candidate
 	add := func(rank int, r Recommendation) {

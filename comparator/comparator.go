@@ -141,6 +141,19 @@ func compareOne(light, deep runner.Inspection) Comparison {
 // overlap matches light flags to deep flags: first by id where both
 // flags have one, then the rest by case-folded, space-normalised
 // description.
+//
+// Each light flag, in order, takes the first deep flag (in deep order) it
+// may match that is still free:
+//
+//   - by id: a deep flag with the same non-empty id;
+//   - then by description (non-empty after folding, and equal): a deep
+//     flag without an id when the light flag has one, any deep flag when
+//     it has none. Two flags that both carry an id never match on
+//     description.
+//
+// Deep flags are indexed by id and by folded description in queues kept
+// in deep order, so the matching costs O(n) map operations plus the final
+// sorts, O(n log n) for n flags (issue 13.3: it was O(n^2) string folds).
 func overlap(light, deep []runner.Flag) FlagOverlap {
 	usedL := make([]bool, len(light))
 	usedD := make([]bool, len(deep))
@@ -154,31 +167,60 @@ func overlap(light, deep []runner.Flag) FlagOverlap {
 				fmt.Sprintf("%s: light %s, deep %s", key, light[i].Severity, deep[j].Severity))
 		}
 	}
+
+	byID := map[string]*indexQueue{}
+	for j, df := range deep {
+		if df.ID != "" {
+			queueOf(byID, df.ID).push(j)
+		}
+	}
 	for i, lf := range light {
 		if lf.ID == "" {
 			continue
 		}
-		for j, df := range deep {
-			if !usedD[j] && df.ID == lf.ID {
-				match(i, j)
-				break
-			}
+		if q := byID[lf.ID]; q != nil && q.len() > 0 {
+			match(i, q.pop())
+		}
+	}
+
+	// Free deep flags by folded description, split by whether they carry
+	// an id; each queue is in deep order and only ever consumed from its
+	// front, so its front is always its first free flag.
+	noID, withID := map[string]*indexQueue{}, map[string]*indexQueue{}
+	for j, df := range deep {
+		if usedD[j] {
+			continue
+		}
+		d := foldDescription(df.Description)
+		if d == "" {
+			continue
+		}
+		if df.ID == "" {
+			queueOf(noID, d).push(j)
+		} else {
+			queueOf(withID, d).push(j)
 		}
 	}
 	for i, lf := range light {
 		if usedL[i] {
 			continue
 		}
-		for j, df := range deep {
-			if usedD[j] || (lf.ID != "" && df.ID != "") {
-				continue
-			}
-			if d := foldDescription(lf.Description); d != "" && d == foldDescription(df.Description) {
-				match(i, j)
-				break
-			}
+		d := foldDescription(lf.Description)
+		if d == "" {
+			continue
+		}
+		a, b := noID[d], withID[d]
+		if lf.ID != "" {
+			b = nil // an id-carrying light flag only matches id-less deep flags
+		}
+		switch {
+		case a.len() > 0 && (b.len() == 0 || a.front() < b.front()):
+			match(i, a.pop())
+		case b.len() > 0:
+			match(i, b.pop())
 		}
 	}
+
 	for i, lf := range light {
 		if !usedL[i] {
 			o.LightOnly = append(o.LightOnly, flagKey(lf))
@@ -194,6 +236,39 @@ func overlap(light, deep []runner.Flag) FlagOverlap {
 	}
 	o.Both, o.LightOnly, o.DeepOnly = nonNil(o.Both), nonNil(o.LightOnly), nonNil(o.DeepOnly)
 	return o
+}
+
+// indexQueue is a FIFO of flag indices in increasing order. A nil queue
+// is empty.
+type indexQueue struct {
+	idx  []int
+	head int
+}
+
+func queueOf(m map[string]*indexQueue, k string) *indexQueue {
+	q := m[k]
+	if q == nil {
+		q = &indexQueue{}
+		m[k] = q
+	}
+	return q
+}
+
+func (q *indexQueue) push(i int) { q.idx = append(q.idx, i) }
+
+func (q *indexQueue) len() int {
+	if q == nil {
+		return 0
+	}
+	return len(q.idx) - q.head
+}
+
+func (q *indexQueue) front() int { return q.idx[q.head] }
+
+func (q *indexQueue) pop() int {
+	i := q.idx[q.head]
+	q.head++
+	return i
 }
 
 func flagKey(f runner.Flag) string {

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -50,7 +51,10 @@ type Call struct {
 	// Refused calls were stated but blocked (e.g. by a limit); they count.
 	Refused bool
 	Seal    SealStatus
-	Line    int
+	// SealVersion is the version of the seal the line carried: 0 for
+	// none, 1 or 2 (see SealV2Of), -1 for an unknown version (tampered).
+	SealVersion int
+	Line        int
 }
 
 // maxHorizonHours bounds horizons so that due times cannot overflow
@@ -80,7 +84,12 @@ func (c Call) Due() time.Time {
 // be llm, deterministic, protective or system; action buy, sell or hold;
 // a buy or sell by llm or deterministic needs a pool.
 func ParseCall(line []byte) (Call, error) {
-	raw, err := decodeObject(line)
+	return parseCallInto(line, nil)
+}
+
+// parseCallInto is ParseCall decoding into raw (see decodeObjectInto).
+func parseCallInto(line []byte, raw rawFields) (Call, error) {
+	raw, err := decodeObjectInto(line, raw)
 	if err != nil {
 		return Call{}, err
 	}
@@ -131,7 +140,7 @@ func ParseCall(line []byte) (Call, error) {
 	if err != nil {
 		return Call{}, err
 	}
-	c.Seal = checkSeal(seal, raw)
+	c.Seal, c.SealVersion = checkSeal(seal, raw)
 	if c.Counts() && c.Pool == "" {
 		return Call{}, fieldErrorf("pool", "missing")
 	}
@@ -145,6 +154,11 @@ type CallOptions struct {
 	AsOf time.Time
 	// File names the calls input in bad-line reports.
 	File string
+	// Limits bounds line and file sizes (zero value: the defaults).
+	Limits ReadLimits
+	// Workers is how many goroutines parse and resolve calls; 0 means
+	// one per core (GOMAXPROCS). The result does not depend on it.
+	Workers int
 }
 
 // CloseAfter is how long after its due time an unresolved call is closed
@@ -214,6 +228,14 @@ type GroupScore struct {
 	Pending              int `yaml:"pending" json:"pending"`
 	Unresolved           int `yaml:"unresolved" json:"unresolved"`
 	ClosedWithoutOutcome int `yaml:"closed_without_outcome" json:"closed_without_outcome"`
+	// SealedV2, SealedV1 and Unsealed split the counted calls by the
+	// seal they carry: a valid version 2 seal (covering every field that
+	// decides eligibility and resolution), a valid version 1 seal
+	// (covering id, agent, decided_at, action, confidence, horizon_hours
+	// and reference_price only), or none.
+	SealedV2 int `yaml:"sealed_v2" json:"sealed_v2"`
+	SealedV1 int `yaml:"sealed_v1" json:"sealed_v1"`
+	Unsealed int `yaml:"unsealed" json:"unsealed"`
 	// Brier is the mean of (confidence - outcome)^2 over resolved calls;
 	// Calibration is clamp01(1 - Brier/0.25) x 100. Both are nil, with
 	// Reason, under 5 resolved calls.
@@ -238,6 +260,9 @@ type CallRef struct {
 	Agent string `yaml:"agent" json:"agent"`
 	File  string `yaml:"file" json:"file"`
 	Line  int    `yaml:"line" json:"line"`
+	// SealVersion is the version the call's seal claims: "v1", "v2" or
+	// "unknown" (empty for an unsealed call).
+	SealVersion string `yaml:"seal_version,omitempty" json:"seal_version,omitempty"`
 }
 
 // CallReport is the result of resolving a calls file.
@@ -248,95 +273,219 @@ type CallReport struct {
 	// Tampered calls carry a seal that does not match their fields; they
 	// are excluded from every count.
 	Tampered []CallRef `yaml:"tampered" json:"tampered"`
-	// Unsealed is the number of counted calls without a seal.
-	Unsealed int       `yaml:"unsealed" json:"unsealed"`
+	// Unsealed is the number of counted calls without a seal, and
+	// UnsealedIgnored the number of other calls (holds, protective and
+	// system calls) without one.
+	Unsealed        int `yaml:"unsealed" json:"unsealed"`
+	UnsealedIgnored int `yaml:"unsealed_ignored" json:"unsealed_ignored"`
+	// SealedV2 and SealedV1 count the calls (counted or not, tampered
+	// ones excluded) with a valid seal of each version.
+	SealedV2 int       `yaml:"sealed_v2" json:"sealed_v2"`
+	SealedV1 int       `yaml:"sealed_v1" json:"sealed_v1"`
 	BadLines []BadLine `yaml:"bad_lines" json:"bad_lines"`
 	Warnings []string  `yaml:"warnings" json:"warnings"`
 }
 
 // ResolveCalls streams JSONL calls from r, resolves each counted call
 // against prices at opts.AsOf (ResolveCall) and scores them per agent and
-// season. Memory is O(groups + distinct call ids), time O(calls log
-// prices). Bad lines, including a repeated id of the same agent (the
-// first one stands), are reported in the result and skipped. Groups and
-// passports are sorted by agent then season. It returns an error only
-// when r cannot be read, ctx is done, or opts.AsOf is zero.
+// season. Lines are parsed and resolved on opts.Workers goroutines and
+// tallied in input order, so the result does not depend on the number
+// of workers. Bad lines, including a repeated id of the same agent (the
+// first one stands; see callIDSet for how ids are remembered), lines
+// longer than opts.Limits.MaxLineBytes, lines holding a NUL byte and
+// lines starting with a byte-order mark (one is allowed at the start of
+// the input), are reported in the result and skipped. Groups and
+// passports are sorted by agent then season.
+//
+// Memory is O(groups + distinct confidences per group) plus about 38
+// bytes per distinct call id and a few chunks of input (at most about
+// 3 x workers x (256 KiB + MaxLineBytes)); time is O(calls log prices).
+// prices must not be changed while ResolveCalls runs. It returns an error
+// when r cannot be read, holds more than opts.Limits.MaxFileBytes bytes
+// (ErrInputTooLarge), ctx is done (ctx.Err()), or opts.AsOf is zero.
 func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOptions) (CallReport, error) {
 	if opts.AsOf.IsZero() {
 		return CallReport{}, errors.New("forecast: resolve calls: as-of time not set")
 	}
+	lim, err := opts.Limits.resolve()
+	if err != nil {
+		return CallReport{}, fmt.Errorf("forecast: resolve calls %s: %w", opts.File, err)
+	}
 	if prices == nil {
 		prices = NewPrices()
 	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = readWorkers()
+	}
 	rep := CallReport{AsOf: opts.AsOf.UTC()}
-	groups := map[[2]string]*GroupScore{}
-	seen := map[[2]string]int{}
-	noPrices := map[string]int{} // counted calls per pool that has no prices at all
-	err := eachLine(ctx, r, func(line []byte, n int) error {
-		c, err := ParseCall(line)
-		if err != nil {
-			rep.BadLines = append(rep.BadLines, badLineOf(opts.File, n, err))
-			return nil
-		}
-		key := [2]string{c.Agent, c.ID}
-		if first, dup := seen[key]; dup {
-			rep.BadLines = append(rep.BadLines, BadLine{File: opts.File, Line: n, Field: "id",
-				Error: fmt.Sprintf("repeats id %q of agent %q first seen on line %d", c.ID, c.Agent, first)})
-			return nil
-		}
-		seen[key] = n
-		ref := CallRef{ID: c.ID, Agent: c.Agent, File: opts.File, Line: n}
-		if c.Seal == SealTampered {
-			rep.Tampered = append(rep.Tampered, ref)
-			return nil
-		}
-		g := groups[[2]string{c.Agent, c.Season}]
-		if g == nil {
-			g = &GroupScore{Agent: c.Agent, Season: c.Season, scores: statistician.NewDistinctAccumulator()}
-			groups[[2]string{c.Agent, c.Season}] = g
-		}
-		if !c.Counts() {
-			g.Ignored++
-			return nil
-		}
-		if c.Seal == Unsealed {
-			rep.Unsealed++
-		}
-		g.Counted++
-		if c.Refused {
-			g.Refused++
-		}
-		if len(prices.pools[c.Pool]) == 0 {
-			noPrices[c.Pool]++
-		}
-		status, _ := ResolveCall(c, prices, rep.AsOf)
-		switch status {
-		case Right, Wrong:
-			g.Resolved++
-			outcome := 0
-			if status == Right {
-				g.Right++
-				outcome = 1
-			} else {
-				g.Wrong++
-			}
-			if err := g.scores.Add(c.Confidence, outcome); err != nil {
-				return fmt.Errorf("line %d: %w", n, err) // unreachable: ParseCall checked the confidence
-			}
-		case Pending:
-			g.Pending++
-		case Unresolved:
-			g.Unresolved++
-		case ClosedWithoutOutcome:
-			g.ClosedWithoutOutcome++
+	t := newCallTally(opts.File)
+	work := func(c *lineChunk) []resolvedLine {
+		return resolveChunk(c, lim.MaxLineBytes, prices, rep.AsOf)
+	}
+	err = forEachChunk(ctx, newChunkReader(r, lim, 1), workers, work, func(lines []resolvedLine) error {
+		for i := range lines {
+			t.add(&rep, &lines[i])
 		}
 		return nil
 	})
 	if err != nil {
 		return CallReport{}, fmt.Errorf("forecast: read calls %s: %w", opts.File, err)
 	}
-	keys := make([][2]string, 0, len(groups))
-	for k := range groups {
+	if err := t.finish(&rep); err != nil {
+		return CallReport{}, err
+	}
+	return rep, nil
+}
+
+// ResolveCallsFile is ResolveCalls on the file at path, which must be a
+// regular file (a FIFO or device is refused before it is opened) no
+// larger than opts.Limits.MaxFileBytes. opts.File defaults to path.
+func ResolveCallsFile(ctx context.Context, path string, prices *Prices, opts CallOptions) (CallReport, error) {
+	lim, err := opts.Limits.resolve()
+	if err != nil {
+		return CallReport{}, fmt.Errorf("forecast: resolve calls %s: %w", path, err)
+	}
+	f, err := openRegular(path, lim.MaxFileBytes)
+	if err != nil {
+		return CallReport{}, fmt.Errorf("forecast: read calls: %w", err)
+	}
+	defer f.Close()
+	if opts.File == "" {
+		opts.File = path
+	}
+	return ResolveCalls(ctx, f, prices, opts)
+}
+
+// resolvedLine is one line of a calls input after parsing and resolution
+// (done in parallel); callTally counts it (in input order).
+type resolvedLine struct {
+	n        int
+	err      error // the line is bad; nothing else is set
+	call     Call
+	key      callKey
+	status   Status
+	noPrices bool // the call's pool has no prices at all
+}
+
+// resolveChunk parses and resolves the lines of c.
+func resolveChunk(c *lineChunk, maxLine int, prices *Prices, asOf time.Time) []resolvedLine {
+	out := make([]resolvedLine, 0, bytes.Count(c.data, []byte{'\n'})+1)
+	var keyBuf []byte
+	raw := make(rawFields, 16)
+	c.each(maxLine, func(line []byte, n int) {
+		call, err := parseCallInto(line, raw)
+		if err != nil {
+			out = append(out, resolvedLine{n: n, err: err})
+			return
+		}
+		call.Line = n
+		r := resolvedLine{n: n, call: call}
+		r.key, keyBuf = keyOfCall(keyBuf, call.Agent, call.ID)
+		if call.Seal != SealTampered && call.Counts() {
+			r.noPrices = len(prices.pools[call.Pool]) == 0
+			r.status, _ = ResolveCall(call, prices, asOf)
+		}
+		out = append(out, r)
+	}, func(n int, err error) {
+		out = append(out, resolvedLine{n: n, err: err})
+	})
+	return out
+}
+
+// callTally accumulates resolved lines into a CallReport.
+type callTally struct {
+	file     string
+	groups   map[[2]string]*GroupScore
+	seen     callIDSet
+	noPrices map[string]int // counted calls per pool that has no prices at all
+}
+
+func newCallTally(file string) *callTally {
+	return &callTally{file: file, groups: map[[2]string]*GroupScore{}, seen: newCallIDSet(), noPrices: map[string]int{}}
+}
+
+// add counts one line.
+func (t *callTally) add(rep *CallReport, r *resolvedLine) {
+	if r.err != nil {
+		rep.BadLines = append(rep.BadLines, badLineOf(t.file, r.n, r.err))
+		return
+	}
+	c := &r.call
+	if first, dup := t.seen.add(r.key, r.n); dup {
+		where := "on an earlier line"
+		if first > 0 {
+			where = fmt.Sprintf("on line %d", first)
+		}
+		rep.BadLines = append(rep.BadLines, BadLine{File: t.file, Line: r.n, Field: "id",
+			Error: fmt.Sprintf("repeats id %q of agent %q first seen %s", c.ID, c.Agent, where)})
+		return
+	}
+	if c.Seal == SealTampered {
+		rep.Tampered = append(rep.Tampered, CallRef{ID: c.ID, Agent: c.Agent, File: t.file, Line: r.n, SealVersion: sealVersionName(c.SealVersion)})
+		return
+	}
+	switch {
+	case c.Seal == SealValid && c.SealVersion == 1:
+		rep.SealedV1++
+	case c.Seal == SealValid && c.SealVersion == 2:
+		rep.SealedV2++
+	}
+	gk := [2]string{c.Agent, c.Season}
+	g := t.groups[gk]
+	if g == nil {
+		g = &GroupScore{Agent: c.Agent, Season: c.Season, scores: statistician.NewDistinctAccumulator()}
+		t.groups[gk] = g
+	}
+	if !c.Counts() {
+		g.Ignored++
+		if c.Seal == Unsealed {
+			rep.UnsealedIgnored++
+		}
+		return
+	}
+	g.Counted++
+	switch {
+	case c.Seal == Unsealed:
+		rep.Unsealed++
+		g.Unsealed++
+	case c.SealVersion == 1:
+		g.SealedV1++
+	default:
+		g.SealedV2++
+	}
+	if c.Refused {
+		g.Refused++
+	}
+	if r.noPrices {
+		t.noPrices[c.Pool]++
+	}
+	switch r.status {
+	case Right, Wrong:
+		g.Resolved++
+		outcome := 0
+		if r.status == Right {
+			g.Right++
+			outcome = 1
+		} else {
+			g.Wrong++
+		}
+		// ParseCall checked the confidence, so Add cannot fail.
+		_ = g.scores.Add(c.Confidence, outcome)
+	case Pending:
+		g.Pending++
+	case Unresolved:
+		g.Unresolved++
+	case ClosedWithoutOutcome:
+		g.ClosedWithoutOutcome++
+	}
+}
+
+// finish sorts the groups into rep, sums the passports and adds the
+// warnings.
+func (t *callTally) finish(rep *CallReport) error {
+	keys := make([][2]string, 0, len(t.groups))
+	for k := range t.groups {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -346,9 +495,9 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 		return keys[i][1] < keys[j][1]
 	})
 	for _, k := range keys {
-		g := groups[k]
+		g := t.groups[k]
 		if err := g.finish(); err != nil {
-			return CallReport{}, err
+			return err
 		}
 		rep.Groups = append(rep.Groups, *g)
 		if len(rep.Passports) == 0 || rep.Passports[len(rep.Passports)-1].Agent != g.Agent {
@@ -358,18 +507,21 @@ func ResolveCalls(ctx context.Context, r io.Reader, prices *Prices, opts CallOpt
 		p.Resolved += g.Resolved
 		p.Correct += g.Right
 	}
-	pools := make([]string, 0, len(noPrices))
-	for pool := range noPrices {
+	pools := make([]string, 0, len(t.noPrices))
+	for pool := range t.noPrices {
 		pools = append(pools, pool)
 	}
 	sort.Strings(pools)
 	for _, pool := range pools {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("pool %q of %d counted call(s) has no prices at all", pool, noPrices[pool]))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("pool %q of %d counted call(s) has no prices at all", pool, t.noPrices[pool]))
 	}
 	if len(rep.Tampered) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d call(s) excluded: seal does not match the sealed fields", len(rep.Tampered)))
 	}
-	return rep, nil
+	if rep.SealedV1 > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d call(s) carry a version 1 seal, which does not cover season, decider, pool or refused", rep.SealedV1))
+	}
+	return nil
 }
 
 // finish computes the group's Brier and calibration terms.
@@ -454,24 +606,91 @@ type rawFields map[string]json.RawMessage
 // the values (eachMember, shared with the forecast reader); a repeated key
 // keeps its last value, as with encoding/json.
 func decodeObject(line []byte) (rawFields, error) {
+	return decodeObjectInto(line, nil)
+}
+
+// decodeObjectInto is decodeObject reusing raw (cleared first; a new map
+// when nil). The values point into line.
+func decodeObjectInto(line []byte, raw rawFields) (rawFields, error) {
 	line = bytes.TrimSpace(line)
 	if !validJSON(line) {
 		var v any
 		err := json.Unmarshal(line, &v) // for the syntax error's message
+		if bytes.Contains(line, utf8BOM) {
+			return nil, fmt.Errorf("not a JSON object: holds a UTF-8 byte-order mark (U+FEFF) outside a string: %w", err)
+		}
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
 	if line[0] != '{' {
 		return nil, fmt.Errorf("not a JSON object: %s", excerpt(line))
 	}
-	raw := make(rawFields, 16)
+	if raw == nil {
+		raw = make(rawFields, 16)
+	} else {
+		clear(raw)
+	}
 	err := eachMember(line, func(key []byte, v jsonValue) error {
-		raw[string(key)] = v.raw
+		raw[knownKey(key)] = v.raw
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
 	}
 	return raw, nil
+}
+
+// knownKey returns key as a string, without allocating for the field
+// names the calls, prices, gate and prediction-log readers look up.
+func knownKey(key []byte) string {
+	switch string(key) {
+	case "id":
+		return "id"
+	case "agent":
+		return "agent"
+	case "season":
+		return "season"
+	case "decider":
+		return "decider"
+	case "action":
+		return "action"
+	case "pool":
+		return "pool"
+	case "decided_at":
+		return "decided_at"
+	case "confidence":
+		return "confidence"
+	case "horizon_hours":
+		return "horizon_hours"
+	case "reference_price":
+		return "reference_price"
+	case "refused":
+		return "refused"
+	case "seal":
+		return "seal"
+	case "ts":
+		return "ts"
+	case "price":
+		return "price"
+	case "type":
+		return "type"
+	case "candidate":
+		return "candidate"
+	case "layer":
+		return "layer"
+	case "seq":
+		return "seq"
+	case "hit":
+		return "hit"
+	case "born_seq":
+		return "born_seq"
+	case "evidence":
+		return "evidence"
+	case "state":
+		return "state"
+	case "high_risk":
+		return "high_risk"
+	}
+	return string(key)
 }
 
 // absent reports whether field key is missing or null.
@@ -486,10 +705,33 @@ func (raw rawFields) str(key string) (s string, ok bool, err error) {
 	if raw.absent(key) {
 		return "", false, nil
 	}
+	if s, ok := fastJSONString(bytes.TrimSpace(raw[key])); ok {
+		return s, true, nil
+	}
 	if err := json.Unmarshal(raw[key], &s); err != nil {
 		return "", false, fieldErrorf(key, "must be a string, got %s", excerpt(raw[key]))
 	}
 	return s, true, nil
+}
+
+// fastJSONString decodes a JSON string literal that needs no unescaping:
+// quoted, without backslashes, control characters or invalid UTF-8 (for
+// which encoding/json would substitute U+FFFD). ok is false otherwise,
+// and the caller decodes it with encoding/json.
+func fastJSONString(v []byte) (s string, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	body := v[1 : len(v)-1]
+	for _, b := range body {
+		if b == '\\' || b == '"' || b < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // required returns the non-empty string in field key.
@@ -510,8 +752,10 @@ func (raw rawFields) label(key string) (string, error) {
 	if raw.absent(key) {
 		return "", nil
 	}
-	if _, ok, err := raw.number(key); ok && err == nil {
-		return string(bytes.TrimSpace(raw[key])), nil
+	if v := bytes.TrimSpace(raw[key]); v[0] == '-' || (v[0] >= '0' && v[0] <= '9') {
+		if _, ok, err := raw.number(key); ok && err == nil {
+			return string(v), nil
+		}
 	}
 	s, _, err := raw.str(key)
 	if err != nil {
@@ -523,6 +767,14 @@ func (raw rawFields) label(key string) (string, error) {
 // oneOf returns the required string in field key, which must be one of
 // allowed.
 func (raw rawFields) oneOf(key string, allowed ...string) (string, error) {
+	v := bytes.TrimSpace(raw[key])
+	if len(v) > 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		for _, a := range allowed {
+			if string(v[1:len(v)-1]) == a {
+				return a, nil // no allocation: a is one of the constants
+			}
+		}
+	}
 	s, err := raw.required(key)
 	if err != nil {
 		return "", err
@@ -579,6 +831,11 @@ func (raw rawFields) boolean(key string) (bool, error) {
 
 // time parses the required RFC 3339 timestamp in field key.
 func (raw rawFields) time(key string) (time.Time, error) {
+	if v := bytes.TrimSpace(raw[key]); len(v) == 22 && v[0] == '"' {
+		if t, ok := parseUTCSeconds(v[1:21]); ok {
+			return t, nil
+		}
+	}
 	s, err := raw.required(key)
 	if err != nil {
 		return time.Time{}, err
@@ -595,6 +852,9 @@ var (
 
 // parseTimestamp parses an RFC 3339 time in [1700, 2200) as UTC.
 func parseTimestamp(field, s string) (time.Time, error) {
+	if t, ok := parseUTCSeconds(s); ok {
+		return t, nil
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}, fieldErrorf(field, "not an RFC 3339 time: %q", s)
@@ -603,6 +863,48 @@ func parseTimestamp(field, s string) (time.Time, error) {
 		return time.Time{}, fieldErrorf(field, "time %q outside years 1700-2199", s)
 	}
 	return t.UTC(), nil
+}
+
+// parseTimestampBytes is parseTimestamp of b, without copying b when it
+// is in the common form (see parseUTCSeconds).
+func parseTimestampBytes(field string, b []byte) (time.Time, error) {
+	if t, ok := parseUTCSeconds(b); ok {
+		return t, nil
+	}
+	return parseTimestamp(field, string(b))
+}
+
+// parseUTCSeconds parses the common timestamp form YYYY-MM-DDTHH:MM:SSZ
+// with a year in [1700, 2200), giving the time that time.Parse with
+// time.RFC3339 gives; ok is false for any other text (other forms,
+// out-of-range fields, other years), which the caller hands to
+// time.Parse and the range check. It spares the general parser and a
+// copy on the readers' hot path.
+func parseUTCSeconds[T string | []byte](s T) (t time.Time, ok bool) {
+	if len(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z' {
+		return time.Time{}, false
+	}
+	num := func(i, j int) int {
+		n := 0
+		for ; i < j; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	if year < 1700 || year >= 2200 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
+		minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	if day > 28 && day > time.Date(year, time.Month(month+1), 0, 0, 0, 0, 0, time.UTC).Day() {
+		return time.Time{}, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC), true
 }
 
 // excerpt shortens a value for an error message.

@@ -74,7 +74,8 @@ func benchCalls(n, pools int, span time.Duration) io.Reader {
 
 // BenchmarkResolveCalls1Mx10M reads 10 million CSV prices (1,000 pools,
 // one a minute) and streams 1 million calls against them: the scale issue
-// 4 asks for. Skipped with -short. Run with -benchtime=1x.
+// 4 asks for, with the calls parsed on one worker and on every core
+// (issue 12 item 3). Skipped with -short. Run with -benchtime=1x.
 func BenchmarkResolveCalls1Mx10M(b *testing.B) {
 	if testing.Short() {
 		b.Skip("1M calls x 10M prices; skipped with -short")
@@ -82,20 +83,26 @@ func BenchmarkResolveCalls1Mx10M(b *testing.B) {
 	const nPrices, nCalls, pools = 10_000_000, 1_000_000, 1000
 	span := time.Duration(nPrices/pools) * time.Minute
 	ctx := context.Background()
-	for b.Loop() {
-		t0 := time.Now()
-		prices, bad, err := ReadPrices(ctx, benchPrices(nPrices, pools), "prices.csv")
-		if err != nil || len(bad) > 0 || prices.Len() != nPrices {
-			b.Fatalf("prices: %v, %d bad, %d read", err, len(bad), prices.Len())
+	t0 := time.Now()
+	prices, bad, err := ReadPrices(ctx, benchPrices(nPrices, pools), "prices.csv")
+	if err != nil || len(bad) > 0 || prices.Len() != nPrices {
+		b.Fatalf("prices: %v, %d bad, %d read", err, len(bad), prices.Len())
+	}
+	b.Logf("10M prices read in %v", time.Since(t0).Round(time.Millisecond))
+	for _, workers := range []int{1, 0} {
+		name := "workers=all"
+		if workers == 1 {
+			name = "workers=1"
 		}
-		t1 := time.Now()
-		rep, err := ResolveCalls(ctx, benchCalls(nCalls, pools, span), prices, CallOptions{AsOf: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), File: "calls.jsonl"})
-		if err != nil || len(rep.BadLines) > 0 {
-			b.Fatalf("calls: %v, %d bad", err, len(rep.BadLines))
-		}
-		t2 := time.Now()
-		b.ReportMetric(t1.Sub(t0).Seconds(), "s-prices")
-		b.ReportMetric(t2.Sub(t1).Seconds(), "s-calls")
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				rep, err := ResolveCalls(ctx, benchCalls(nCalls, pools, span), prices,
+					CallOptions{AsOf: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), File: "calls.jsonl", Workers: workers})
+				if err != nil || len(rep.BadLines) > 0 {
+					b.Fatalf("calls: %v, %d bad", err, len(rep.BadLines))
+				}
+			}
+		})
 	}
 }
 

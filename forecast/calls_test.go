@@ -219,12 +219,12 @@ func TestResolveCallsCountsOnlyOwnDirectionalCalls(t *testing.T) {
 		callJSON(t, map[string]any{"id": "noref", "reference_price": nil}),
 	)
 	want := []GroupScore{{Agent: "alpha", Season: "s1", Counted: 3, Ignored: 6, Refused: 1,
-		Resolved: 3, Right: 3, Reason: "3 resolved call(s); calibration needs at least 5"}}
+		Resolved: 3, Right: 3, Unsealed: 3, Reason: "3 resolved call(s); calibration needs at least 5"}}
 	if diff := cmp.Diff(want, rep.Groups, cmpopts.IgnoreUnexported(GroupScore{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)
 	}
-	if rep.Unsealed != 3 {
-		t.Errorf("unsealed = %d, want 3", rep.Unsealed)
+	if rep.Unsealed != 3 || rep.UnsealedIgnored != 6 {
+		t.Errorf("unsealed = %d counted, %d other, want 3 and 6", rep.Unsealed, rep.UnsealedIgnored)
 	}
 	rep = resolveLines(t, prices, due.Add(3*time.Hour), callJSON(t, map[string]any{"pool": "ETHX"}), callJSON(t, map[string]any{"id": "2", "pool": "ETHX"}))
 	if diff := cmp.Diff([]string{`pool "ETHX" of 2 counted call(s) has no prices at all`}, rep.Warnings); diff != "" {
@@ -247,7 +247,7 @@ func TestResolveCallsBrierMatchesHandWorkedExample(t *testing.T) {
 	}
 	rep := resolveLines(t, prices, due.Add(3*time.Hour), lines...)
 	brier, cal := 0.17, 32.0
-	want := []GroupScore{{Agent: "alpha", Season: "s1", Counted: 5, Resolved: 5, Right: 4, Wrong: 1, Brier: &brier, Calibration: &cal}}
+	want := []GroupScore{{Agent: "alpha", Season: "s1", Counted: 5, Resolved: 5, Right: 4, Wrong: 1, Unsealed: 5, Brier: &brier, Calibration: &cal}}
 	if diff := cmp.Diff(want, rep.Groups, cmpopts.IgnoreUnexported(GroupScore{}), cmpopts.EquateEmpty(), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)
 	}
@@ -286,7 +286,7 @@ func TestResolveCallsExcludesTamperedAndReportsBadLines(t *testing.T) {
 		`not json`,
 		callJSON(t, map[string]any{"id": "ok", "confidence": 0.99}),
 	)
-	if diff := cmp.Diff([]CallRef{{ID: "forged", Agent: "alpha", File: "calls.jsonl", Line: 2}}, rep.Tampered); diff != "" {
+	if diff := cmp.Diff([]CallRef{{ID: "forged", Agent: "alpha", File: "calls.jsonl", Line: 2, SealVersion: "v1"}}, rep.Tampered); diff != "" {
 		t.Errorf("tampered (-want +got):\n%s", diff)
 	}
 	if g := rep.Groups[0]; g.Counted != 1 || g.Right != 1 {

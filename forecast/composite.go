@@ -15,7 +15,9 @@ const CalibrationTerm = "calibration"
 // ParseWeights parses term weights written "term=weight,term=weight"
 // (e.g. "calibration=0.10,returns=0.50"). Weights must be finite and
 // >= 0, at least one > 0, and no term may repeat. Spaces around items are
-// ignored.
+// ignored. Weights are relative: Composite normalises them to sum 1, so
+// "calibration=5,returns=5" weighs like "calibration=0.5,returns=0.5".
+// The weights are returned as written.
 func ParseWeights(s string) (map[string]float64, error) {
 	w := map[string]float64{}
 	total := 0.0
@@ -49,8 +51,9 @@ func ParseWeights(s string) (map[string]float64, error) {
 type CompositeTerm struct {
 	Term   string  `yaml:"term" json:"term"`
 	Weight float64 `yaml:"weight" json:"weight"`
-	// Effective is the weight after spreading the unmeasured terms'
-	// weight; 0 for an unmeasured term.
+	// Effective is the weight used: Weight over the sum of the measured
+	// terms' weights (the effective weights sum to 1); 0 for an
+	// unmeasured term.
 	Effective float64 `yaml:"effective_weight" json:"effective_weight"`
 	// Value is nil when the term was not measured.
 	Value *float64 `yaml:"value" json:"value"`
@@ -65,30 +68,51 @@ type CompositeScore struct {
 	Terms  []CompositeTerm `yaml:"terms" json:"terms"`
 }
 
-// Composite combines measured term values with weights. An unmeasured
-// term (nil or missing value) drops out and its weight is spread over the
-// measured terms in proportion to theirs, so the weights keep their sum:
+// Composite combines measured term values with weights, which are
+// relative: they are normalised to sum 1 over the measured terms, so an
+// unmeasured term (nil or missing value) drops out and its weight is
+// spread over the measured terms in proportion to theirs:
 //
-//	W   = sum of all weights,  W_M = sum of measured terms' weights
-//	w'_t = w_t x W / W_M        for measured t
+//	W_M  = sum of the measured terms' weights
+//	w'_t = w_t / W_M            for measured t (the w'_t sum to 1)
 //	score = sum_t w'_t x v_t
 //
-// Values of terms without a weight are ignored. Terms are listed sorted by
-// name. It returns an error when a value is not finite.
+// so the score lies between the smallest and largest measured value.
+// Sums run in term-name order, so the result does not depend on map
+// order; weights whose sum overflows are scaled by the largest first.
+// Values of terms without a weight are ignored. Terms are listed sorted
+// by name. It returns an error when a weight is negative or not finite,
+// or a value is not finite.
 func Composite(weights map[string]float64, values map[string]*float64) (CompositeScore, error) {
 	names := make([]string, 0, len(weights))
-	total, measured := 0.0, 0.0
 	for name, w := range weights {
-		names = append(names, name)
-		total += w
-		if v := values[name]; v != nil {
-			if math.IsNaN(*v) || math.IsInf(*v, 0) {
-				return CompositeScore{}, fmt.Errorf("forecast: composite: term %s is %v", name, *v)
-			}
-			measured += w
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return CompositeScore{}, fmt.Errorf("forecast: composite: weight of %s must be a finite number >= 0, got %v", name, w)
 		}
+		if v := values[name]; v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+			return CompositeScore{}, fmt.Errorf("forecast: composite: term %s is %v", name, *v)
+		}
+		names = append(names, name)
 	}
 	sort.Strings(names)
+	scale, largest := 1.0, 0.0
+	for _, name := range names {
+		largest = math.Max(largest, weights[name])
+	}
+	sum := func() float64 {
+		m := 0.0
+		for _, name := range names {
+			if values[name] != nil {
+				m += weights[name] / scale
+			}
+		}
+		return m
+	}
+	measured := sum()
+	if math.IsInf(measured, 0) {
+		scale = largest
+		measured = sum()
+	}
 	var cs CompositeScore
 	score := 0.0
 	for _, name := range names {
@@ -97,7 +121,7 @@ func Composite(weights map[string]float64, values map[string]*float64) (Composit
 			x := *v
 			t.Value = &x
 			if measured > 0 {
-				t.Effective = t.Weight * total / measured
+				t.Effective = weights[name] / scale / measured
 				score += t.Effective * x
 			}
 		}

@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,5 +77,73 @@ func TestCompositeForGroupsUsesMeasuredCalibration(t *testing.T) {
 	// s1: 0.5 x 32 + 0.5 x 60 = 46; s2: calibration unmeasured -> 60.
 	if *got[0].Score != 46 || *got[1].Score != 60 {
 		t.Errorf("scores %v, %v; want 46, 60", *got[0].Score, *got[1].Score)
+	}
+}
+
+func TestCompositeNormalisesWeightsToSumOne(t *testing.T) {
+	// Issue 13 item 15: calibration=5,returns=5 with only returns (48)
+	// measured is 48, not 5 x 10/5 x 48 = 480; and every weight scaled by
+	// the same factor gives the same score: 0.5 x 40 + 0.5 x 60 = 50.
+	w, err := ParseWeights("calibration=5,returns=5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Composite(w, map[string]*float64{"returns": fptr(48)})
+	if err != nil || got.Score == nil || *got.Score != 48 {
+		t.Fatalf("score %v, %v; want 48", got.Score, err)
+	}
+	for _, weights := range []string{"a=1,b=1", "a=5,b=5", "a=1e308,b=1e308", "a=1e-300,b=1e-300"} {
+		w, err := ParseWeights(weights)
+		if err != nil {
+			t.Fatalf("%s: %v", weights, err)
+		}
+		got, err := Composite(w, map[string]*float64{"a": fptr(40), "b": fptr(60)})
+		if err != nil || got.Score == nil || *got.Score != 50 {
+			t.Errorf("%s: score %v, %v; want 50", weights, got.Score, err)
+			continue
+		}
+		if got.Terms[0].Effective != 0.5 || got.Terms[1].Effective != 0.5 {
+			t.Errorf("%s: effective weights %v, %v; want 0.5 each", weights, got.Terms[0].Effective, got.Terms[1].Effective)
+		}
+	}
+}
+
+func TestCompositeRejectsNegativeAndNonFiniteWeights(t *testing.T) {
+	for _, w := range []float64{-1, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := Composite(map[string]float64{"a": 1, "b": w}, map[string]*float64{"a": fptr(1), "b": fptr(2)}); err == nil {
+			t.Errorf("weight %v accepted", w)
+		}
+	}
+	for _, bad := range []string{"a=1e309", "a=-0.5,b=1", "a=Inf", "a=1,b=+Inf"} {
+		if _, err := ParseWeights(bad); err == nil {
+			t.Errorf("ParseWeights(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCompositeDoesNotDependOnMapOrder(t *testing.T) {
+	// Twenty terms whose weight sum depends on the order of addition
+	// (1e16 + 1 + 1 = 1e16, while 1 + 1 + 1e16 = 1e16 + 2): the score must
+	// be the same bit for bit on every call (Go randomises map order).
+	w := map[string]float64{"a": 1e16}
+	v := map[string]*float64{"a": fptr(0)}
+	for i := 1; i < 20; i++ {
+		name := string(rune('a' + i))
+		w[name] = 1
+		v[name] = fptr(1e17)
+	}
+	v["b"] = nil // unmeasured: its weight is spread
+	first, err := Composite(w, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		got, err := Composite(w, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *got.Score != *first.Score {
+			t.Fatalf("score %v then %v", *first.Score, *got.Score)
+		}
 	}
 }

@@ -133,32 +133,96 @@ func ParseGateLine(line []byte) (*GateCandidate, *GateEvent, error) {
 	return nil, nil, fieldErrorf("type", "%q is not candidate or event", typ)
 }
 
-// ReadGateEvents reads an events file (ParseGateLine a line). Bad lines,
-// including a second candidate line with the same name and layer, are
-// reported and skipped. It returns an error only when r cannot be read or
-// ctx is done.
+// ReadGateEvents is ReadGateEventsWithLimits with the default limits.
 func ReadGateEvents(ctx context.Context, r io.Reader, file string) (GateInput, []BadLine, error) {
+	return ReadGateEventsWithLimits(ctx, r, file, ReadLimits{})
+}
+
+// ReadGateEventsFile reads an events file (ReadGateEventsWithLimits) at
+// path, which must be a regular file (a FIFO or device is refused before
+// it is opened) no larger than lim.MaxFileBytes.
+func ReadGateEventsFile(ctx context.Context, path string, lim ReadLimits) (GateInput, []BadLine, error) {
+	l, err := lim.resolve()
+	if err != nil {
+		return GateInput{}, nil, fmt.Errorf("forecast: read events %s: %w", path, err)
+	}
+	f, err := openRegular(path, l.MaxFileBytes)
+	if err != nil {
+		return GateInput{}, nil, fmt.Errorf("forecast: read events: %w", err)
+	}
+	defer f.Close()
+	return ReadGateEventsWithLimits(ctx, f, path, lim)
+}
+
+// gateLine is one parsed line of an events file.
+type gateLine struct {
+	n   int
+	err error
+	c   *GateCandidate
+	e   *GateEvent
+}
+
+// ReadGateEventsWithLimits reads an events file (ParseGateLine a line).
+// A UTF-8 byte-order mark at the start of r is skipped; CRLF line ends
+// are accepted. Bad lines are reported and skipped: lines that do not
+// parse, lines longer than lim.MaxLineBytes, holding a NUL byte or
+// starting with a byte-order mark, a second candidate line with the same
+// layer and name, and a second outcome of a candidate at the same seq
+// (an outcome is identified by layer, candidate and seq, so a repeated
+// line cannot count twice); a repeat names the line it repeats. It
+// returns an error only when r cannot be read, holds more than
+// lim.MaxFileBytes bytes (ErrInputTooLarge), or ctx is done.
+func ReadGateEventsWithLimits(ctx context.Context, r io.Reader, file string, lim ReadLimits) (GateInput, []BadLine, error) {
+	lim, err := lim.resolve()
+	if err != nil {
+		return GateInput{}, nil, fmt.Errorf("forecast: read events %s: %w", file, err)
+	}
 	var in GateInput
 	var bad []BadLine
 	seen := map[[2]string]int{}
-	err := eachLine(ctx, r, func(line []byte, n int) error {
-		c, e, err := ParseGateLine(line)
-		switch {
-		case err != nil:
-			bad = append(bad, badLineOf(file, n, err))
-		case c != nil:
-			key := [2]string{c.Layer, c.Candidate}
-			if first, dup := seen[key]; dup {
-				bad = append(bad, BadLine{File: file, Line: n, Field: "candidate",
-					Error: fmt.Sprintf("candidate %q of layer %s already defined on line %d", c.Candidate, c.Layer, first)})
-				return nil
+	type eventKey struct {
+		layer, candidate string
+		seq              int64
+	}
+	seenEvent := map[eventKey]int{}
+	work := func(c *lineChunk) []gateLine {
+		var out []gateLine
+		c.each(lim.MaxLineBytes, func(line []byte, n int) {
+			gc, ge, err := ParseGateLine(line)
+			out = append(out, gateLine{n: n, err: err, c: gc, e: ge})
+		}, func(n int, err error) {
+			out = append(out, gateLine{n: n, err: err})
+		})
+		return out
+	}
+	err = forEachChunk(ctx, newChunkReader(r, lim, 1), readWorkers(), work, func(lines []gateLine) error {
+		for _, l := range lines {
+			switch {
+			case l.err != nil:
+				bad = append(bad, badLineOf(file, l.n, l.err))
+			case l.c != nil:
+				c := l.c
+				key := [2]string{c.Layer, c.Candidate}
+				if first, dup := seen[key]; dup {
+					bad = append(bad, BadLine{File: file, Line: l.n, Field: "candidate",
+						Error: fmt.Sprintf("candidate %q of layer %s already defined on line %d", c.Candidate, c.Layer, first)})
+					continue
+				}
+				seen[key] = l.n
+				c.Line = l.n
+				in.Candidates = append(in.Candidates, *c)
+			default:
+				e := l.e
+				key := eventKey{e.Layer, e.Candidate, e.Seq}
+				if first, dup := seenEvent[key]; dup {
+					bad = append(bad, BadLine{File: file, Line: l.n, Field: "seq",
+						Error: fmt.Sprintf("outcome seq %d of candidate %q of layer %s already given on line %d", e.Seq, e.Candidate, e.Layer, first)})
+					continue
+				}
+				seenEvent[key] = l.n
+				e.Line = l.n
+				in.Events = append(in.Events, *e)
 			}
-			seen[key] = n
-			c.Line = n
-			in.Candidates = append(in.Candidates, *c)
-		default:
-			e.Line = n
-			in.Events = append(in.Events, *e)
 		}
 		return nil
 	})
@@ -168,19 +232,65 @@ func ReadGateEvents(ctx context.Context, r io.Reader, file string) (GateInput, [
 	return in, bad, nil
 }
 
-// ReadGateHistory reads history records, a JSON object a line:
-// {"layer": "task|conversation", "high_risk": bool}. Bad lines are
-// reported and skipped.
+// ReadGateHistory is ReadGateHistoryWithLimits with the default limits.
 func ReadGateHistory(ctx context.Context, r io.Reader, file string) ([]GateHistory, []BadLine, error) {
+	return ReadGateHistoryWithLimits(ctx, r, file, ReadLimits{})
+}
+
+// ReadGateHistoryFile reads history records (ReadGateHistoryWithLimits)
+// from the file at path, which must be a regular file no larger than
+// lim.MaxFileBytes.
+func ReadGateHistoryFile(ctx context.Context, path string, lim ReadLimits) ([]GateHistory, []BadLine, error) {
+	l, err := lim.resolve()
+	if err != nil {
+		return nil, nil, fmt.Errorf("forecast: read history %s: %w", path, err)
+	}
+	f, err := openRegular(path, l.MaxFileBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("forecast: read history: %w", err)
+	}
+	defer f.Close()
+	return ReadGateHistoryWithLimits(ctx, f, path, lim)
+}
+
+// historyLine is one parsed history line.
+type historyLine struct {
+	n   int
+	err error
+	h   GateHistory
+}
+
+// ReadGateHistoryWithLimits reads history records, a JSON object a line:
+// {"layer": "task|conversation", "high_risk": bool}. A byte-order mark
+// at the start and CRLF line ends are accepted. Bad lines (as for
+// ReadGateEventsWithLimits) are reported and skipped. It returns an
+// error only when r cannot be read, holds more than lim.MaxFileBytes
+// bytes (ErrInputTooLarge), or ctx is done.
+func ReadGateHistoryWithLimits(ctx context.Context, r io.Reader, file string, lim ReadLimits) ([]GateHistory, []BadLine, error) {
+	lim, err := lim.resolve()
+	if err != nil {
+		return nil, nil, fmt.Errorf("forecast: read history %s: %w", file, err)
+	}
 	var hs []GateHistory
 	var bad []BadLine
-	err := eachLine(ctx, r, func(line []byte, n int) error {
-		h, err := parseGateHistory(line)
-		if err != nil {
-			bad = append(bad, badLineOf(file, n, err))
-			return nil
+	work := func(c *lineChunk) []historyLine {
+		var out []historyLine
+		c.each(lim.MaxLineBytes, func(line []byte, n int) {
+			h, err := parseGateHistory(line)
+			out = append(out, historyLine{n: n, err: err, h: h})
+		}, func(n int, err error) {
+			out = append(out, historyLine{n: n, err: err})
+		})
+		return out
+	}
+	err = forEachChunk(ctx, newChunkReader(r, lim, 1), readWorkers(), work, func(lines []historyLine) error {
+		for _, l := range lines {
+			if l.err != nil {
+				bad = append(bad, badLineOf(file, l.n, l.err))
+				continue
+			}
+			hs = append(hs, l.h)
 		}
-		hs = append(hs, h)
 		return nil
 	})
 	if err != nil {
@@ -273,7 +383,7 @@ type GateReport struct {
 
 // DecideGate decides every candidate of in (issue 4). A candidate with
 // tool_record or audit evidence is adopted. For the others only events
-// with seq > born_seq count, ordered by seq (file order on ties); k is the
+// with seq > born_seq count, ordered by seq; k is the
 // number of such candidates in the layer, z = BonferroniZ(1.96, k), and
 // (lo, hi) the Wilson interval of hits at z. In this order:
 //
@@ -285,11 +395,25 @@ type GateReport struct {
 //	otherwise                   -> shadow
 //
 // Decisions are sorted by layer, then candidate. Events for unknown
-// candidates are counted in a warning.
+// candidates are counted in a warning. An outcome is identified by
+// layer, candidate and seq: a repeat (which ReadGateEvents reports as a
+// bad line) is ignored here with a warning, so it can never count twice.
 func DecideGate(in GateInput, history []GateHistory) (GateReport, error) {
 	type key = [2]string
+	type eventKey struct {
+		layer, candidate string
+		seq              int64
+	}
 	events := map[key][]GateEvent{}
+	seenEvent := make(map[eventKey]bool, len(in.Events))
+	repeats := 0
 	for _, e := range in.Events {
+		ek := eventKey{e.Layer, e.Candidate, e.Seq}
+		if seenEvent[ek] {
+			repeats++
+			continue
+		}
+		seenEvent[ek] = true
 		k := key{e.Layer, e.Candidate}
 		events[k] = append(events[k], e)
 	}
@@ -324,6 +448,9 @@ func DecideGate(in GateInput, history []GateHistory) (GateReport, error) {
 	}
 	if orphans > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d event(s) name no candidate of their layer and were ignored", orphans))
+	}
+	if repeats > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d event(s) repeat the layer, candidate and seq of an earlier one and were ignored", repeats))
 	}
 	return rep, nil
 }

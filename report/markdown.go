@@ -235,7 +235,7 @@ func verdictLine(r *Report) string {
 		return fmt.Sprintf("No runs were compared · confidence %s · bias %s", r.Confidence, r.BiasDirection)
 	}
 	s := fmt.Sprintf("Light agrees with deep on %s%% of runs (%d/%d, Wilson 95%% %s–%s%%) · confidence %s · bias %s",
-		num(a.Percent, 1), a.Matches, a.N, num(a.Wilson95.Lower, 1), num(a.Wilson95.Upper, 1), r.Confidence, r.BiasDirection)
+		num(a.Value(), 1), a.Matches, a.N, num(a.Interval().Lower, 1), num(a.Interval().Upper, 1), r.Confidence, r.BiasDirection)
 	if r.Preliminary {
 		s += " · preliminary"
 	}
@@ -249,7 +249,7 @@ func summarySection(r *Report) section {
 	a := r.AgreementRate
 	b := r.DisagreementBreakdown
 	rows := [][]string{
-		{"agreement", pct(a.Percent) + " (" + strconv.Itoa(a.Matches) + "/" + strconv.Itoa(a.N) + ")", interval(a.Wilson95, 1, "%")},
+		{"agreement", pct(a.Value()) + " (" + strconv.Itoa(a.Matches) + "/" + strconv.Itoa(a.N) + ")", interval(a.Interval(), 1, "%")},
 		{"confidence", r.Confidence, ""},
 		{"preliminary", strconv.FormatBool(r.Preliminary), ""},
 		{"bias direction", r.BiasDirection, ""},

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/statistician"
@@ -161,7 +164,7 @@ func TestReadReportReadsYAMLAndJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got.AgreementRate != r.AgreementRate || len(got.Comparisons) != len(r.Comparisons) {
+		if cmp.Diff(got.AgreementRate, r.AgreementRate) != "" || len(got.Comparisons) != len(r.Comparisons) {
 			t.Errorf("%s: read back %+v", name, got.AgreementRate)
 		}
 	}
@@ -176,7 +179,7 @@ func TestReadReportRefusesNewerSchema(t *testing.T) {
 	if !errors.Is(err, ErrNewerSchema) {
 		t.Fatalf("err = %v, want ErrNewerSchema", err)
 	}
-	for _, want := range []string{"schema_version 99", "reads up to 1", "upgrade evalcal", path} {
+	for _, want := range []string{"schema_version 99", "reads up to " + strconv.Itoa(SchemaVersion), "upgrade evalcal", path} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q lacks %q", err, want)
 		}

@@ -12,42 +12,86 @@ import (
 )
 
 // SchemaVersion is the version of the report layout. It rises whenever a
-// field is removed or changes meaning; readers refuse newer versions.
-const SchemaVersion = 1
+// field is removed, moves or changes meaning; readers refuse newer versions.
+//
+// Version 2 (issues 8, 9, 10): a `summary` block after generated_by; the
+// statistics, estimates, cost and recommendations come first and the
+// per-run listings (disagreements, comparisons, light_only, inclusion,
+// repeats, failures, sample) last; inputs name each side's inspector
+// (light, deep), the repeat count and the deep subset; new sections
+// agreement_clustered, leniency, estimate, repeatability and cost; figures
+// that are not defined (agreement over no run) are null with a reason.
+const SchemaVersion = 2
 
 // Report is the calibration report. Field order is the document's key
-// order; every top-level key is always present.
+// order; every top-level key without omitempty is always present.
 type Report struct {
-	SchemaVersion         int                         `yaml:"schema_version" json:"schema_version"`
-	GeneratedBy           string                      `yaml:"generated_by" json:"generated_by"`
+	SchemaVersion int    `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy   string `yaml:"generated_by" json:"generated_by"`
+	// Summary is the answer first: can light stand in for deep.
+	Summary Summary `yaml:"summary" json:"summary"`
+	// Gates records each requested gate (--require) and its outcome;
+	// absent when none was requested.
+	Gates                 []gates.GateRecord          `yaml:"gates,omitempty" json:"gates,omitempty"`
 	Inputs                Inputs                      `yaml:"inputs" json:"inputs"`
 	SampleSize            int                         `yaml:"sample_size" json:"sample_size"`
-	Sample                Sample                      `yaml:"sample" json:"sample"`
 	AgreementRate         aggregate.AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
+	AgreementClustered    aggregate.ClusteredRate     `yaml:"agreement_clustered" json:"agreement_clustered"`
 	AgreementBySystem     []aggregate.SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
-	ScoreCorrelation      aggregate.ScoreCorrelation  `yaml:"score_correlation" json:"score_correlation"`
-	MeanScoreDelta        aggregate.MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
-	BiasDirection         string                      `yaml:"bias_direction" json:"bias_direction"`
-	DisagreementBreakdown aggregate.Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
+	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
+	Leniency              aggregate.Leniency          `yaml:"leniency" json:"leniency"`
+	Confusion             aggregate.Confusion         `yaml:"confusion" json:"confusion"`
 	Confidence            string                      `yaml:"confidence" json:"confidence"`
 	Preliminary           bool                        `yaml:"preliminary" json:"preliminary"`
-	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
-	Confusion             aggregate.Confusion         `yaml:"confusion" json:"confusion"`
+	BiasDirection         string                      `yaml:"bias_direction" json:"bias_direction"`
+	ScoreCorrelation      aggregate.ScoreCorrelation  `yaml:"score_correlation" json:"score_correlation"`
+	MeanScoreDelta        aggregate.MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
+	DisagreementBreakdown aggregate.Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
 	Forecast              aggregate.Forecast          `yaml:"forecast" json:"forecast"`
-	Disagreements         []comparator.Comparison     `yaml:"disagreements" json:"disagreements"`
-	Comparisons           []comparator.Comparison     `yaml:"comparisons" json:"comparisons"`
-	Failures              []runner.Failure            `yaml:"failures" json:"failures"`
-	// Partial is true when some inspections failed, so the statistics
-	// cover fewer runs than were sampled.
-	Partial         bool                     `yaml:"partial" json:"partial"`
+	// Estimate is what deep would say on every sampled run, from light on
+	// every run and deep on a subset; absent when deep ran on every run.
+	Estimate *aggregate.Estimate `yaml:"estimate,omitempty" json:"estimate,omitempty"`
+	// Repeatability is each side's agreement with itself (--repeat K > 1);
+	// absent otherwise.
+	Repeatability *aggregate.Repeatability `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
+	// Cost is what each side's inspections cost.
+	Cost            Cost                     `yaml:"cost" json:"cost"`
 	Recommendations []advisor.Recommendation `yaml:"recommendations" json:"recommendations"`
 	Warnings        []string                 `yaml:"warnings" json:"warnings"`
 	// Trend compares this report with a baseline report (run --baseline);
 	// absent without one.
 	Trend *Trend `yaml:"trend,omitempty" json:"trend,omitempty"`
-	// Gates records each requested gate (--require) and its outcome;
-	// absent when none was requested.
-	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
+	// Partial is true when some inspections failed, so the statistics
+	// cover fewer runs than were sampled.
+	Partial       bool                    `yaml:"partial" json:"partial"`
+	Disagreements []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
+	Comparisons   []comparator.Comparison `yaml:"comparisons" json:"comparisons"`
+	// LightOnly lists the runs inspected at light depth only (not in the
+	// deep subset); absent when deep ran on every run.
+	LightOnly []LightOnlyRun `yaml:"light_only,omitempty" json:"light_only,omitempty"`
+	// Inclusion lists each run's deep-inclusion probability; absent when
+	// deep ran on every run.
+	Inclusion []Inclusion `yaml:"inclusion,omitempty" json:"inclusion,omitempty"`
+	// Repeats lists each run's repeated verdicts and scores (--repeat K >
+	// 1); absent otherwise.
+	Repeats  []RunRepeats     `yaml:"repeats,omitempty" json:"repeats,omitempty"`
+	Failures []runner.Failure `yaml:"failures" json:"failures"`
+	Sample   Sample           `yaml:"sample" json:"sample"`
+}
+
+// Summary is the report's answer in a few fields and one sentence.
+type Summary struct {
+	// Trust is gate (light can gate CI), monitor (good for trends, not
+	// for gating), explore (not yet a proxy) or insufficient_evidence; see
+	// advisor.Trust for the rule.
+	Trust string `yaml:"trust" json:"trust"`
+	// Sentence says it in words, with the figures behind it.
+	Sentence string `yaml:"sentence" json:"sentence"`
+	// Why lists the rule's reasons, one line each.
+	Why []string `yaml:"why" json:"why"`
+	// GatesFailed counts the --require gates that failed (0 when none was
+	// asked for or all passed).
+	GatesFailed int `yaml:"gates_failed" json:"gates_failed"`
 }
 
 // Inputs says what the report was computed from, so that it can be
@@ -55,11 +99,22 @@ type Report struct {
 type Inputs struct {
 	Paths       []string `yaml:"paths" json:"paths"`
 	Inspections string   `yaml:"inspections,omitempty" json:"inspections,omitempty"`
-	Inspector   string   `yaml:"inspector" json:"inspector"`
-	Seed        uint64   `yaml:"seed" json:"seed"`
-	SampleLimit int      `yaml:"sample_limit" json:"sample_limit"`
+	// Inspector is the inspector identity when both sides are one
+	// inspector, else "LIGHT | DEEP".
+	Inspector string `yaml:"inspector" json:"inspector"`
+	// Light and Deep name each side's inspector as given and its identity
+	// (the cache key's inspector part).
+	Light       Side   `yaml:"light" json:"light"`
+	Deep        Side   `yaml:"deep" json:"deep"`
+	Seed        uint64 `yaml:"seed" json:"seed"`
+	SampleLimit int    `yaml:"sample_limit" json:"sample_limit"`
 	// Bins is the number of bins of the light-score reliability table.
 	Bins int `yaml:"bins" json:"bins"`
+	// Repeat is how many times each side inspected each run.
+	Repeat int `yaml:"repeat" json:"repeat"`
+	// DeepSubset says how the runs inspected at depth deep were chosen;
+	// absent when deep ran on every run.
+	DeepSubset *SubsetInputs `yaml:"deep_subset,omitempty" json:"deep_subset,omitempty"`
 	// Shard is "i/n" when this report covers shard i of n of the sample
 	// (run --shard); merge recombines shards exactly.
 	Shard string `yaml:"shard,omitempty" json:"shard,omitempty"`
@@ -67,9 +122,74 @@ type Inputs struct {
 	// hashes, in id order: it changes when any input run changes. With
 	// --shard it covers the whole sample, so shards of one job share it.
 	ContentHash string `yaml:"content_hash" json:"content_hash"`
-	// CommandLine is the command's arguments without those that cannot
-	// change the result (--jobs, --cache, --no-cache, -o, --progress).
+	// CommandLine is the command as it can be run again, without the
+	// flags that cannot change the result (--jobs, --cache, --no-cache,
+	// -o, --quiet).
 	CommandLine []string `yaml:"command_line" json:"command_line"`
+}
+
+// Side is one side's inspector.
+type Side struct {
+	Spec     string `yaml:"spec" json:"spec"`
+	Identity string `yaml:"identity" json:"identity"`
+}
+
+// SubsetInputs says how the deep subset was chosen.
+type SubsetInputs struct {
+	// Policy is uniform, uncertain or given (the deep source covers some
+	// runs only).
+	Policy string `yaml:"policy" json:"policy"`
+	// Expected is the subset's expected size over the sample; Sampled the
+	// number of sampled runs.
+	Expected float64 `yaml:"expected" json:"expected"`
+	Sampled  int     `yaml:"sampled" json:"sampled"`
+	// MinPi is the smallest inclusion probability the design allows
+	// (uncertain policy).
+	MinPi     float64 `yaml:"min_pi,omitempty" json:"min_pi,omitempty"`
+	HowChosen string  `yaml:"how_chosen" json:"how_chosen"`
+	// Assumed is true when the estimates assume a uniform random subset
+	// that nobody said was random.
+	Assumed bool `yaml:"assumed" json:"assumed"`
+}
+
+// LightOnlyRun, RunRepeats and Repeat are the per-run listings of runs
+// inspected at light depth only and of repeated inspections.
+type (
+	LightOnlyRun = aggregate.LightOnlyRun
+	RunRepeats   = aggregate.RunRepeats
+	Repeat       = aggregate.Repeat
+)
+
+// Inclusion is one run's probability of a deep inspection and whether it
+// got one.
+type Inclusion struct {
+	RunID string   `yaml:"run_id" json:"run_id"`
+	Pi    *float64 `yaml:"pi" json:"pi"`
+	Deep  bool     `yaml:"deep" json:"deep"`
+}
+
+// Cost is what the inspections of each side cost.
+type Cost struct {
+	Light SideCost `yaml:"light" json:"light"`
+	Deep  SideCost `yaml:"deep" json:"deep"`
+	// DeepToLightPerRun is deep's cost per run over light's; null when
+	// either is unknown or light's is 0.
+	DeepToLightPerRun *float64 `yaml:"deep_to_light_per_run" json:"deep_to_light_per_run"`
+	// BudgetUSD is the --max-cost budget; BudgetStopped is true when it
+	// stopped calls from starting.
+	BudgetUSD     *float64 `yaml:"budget_usd" json:"budget_usd"`
+	BudgetStopped bool     `yaml:"budget_stopped" json:"budget_stopped"`
+}
+
+// SideCost is one side's cost with its price and cost per run.
+type SideCost struct {
+	runner.SideCost `yaml:",inline" json:",inline"`
+	// Price is the price the side's usage was priced at (USD per million
+	// tokens); absent when unpriced or not billed.
+	Price *runner.Price `yaml:"price,omitempty" json:"price,omitempty"`
+	// PerRun is USD over the inspections had; null when USD is unknown or
+	// nothing was inspected.
+	PerRun *float64 `yaml:"per_run" json:"per_run"`
 }
 
 // Sample is the calibration sample: its composition, the runs calibrated

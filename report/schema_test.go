@@ -37,21 +37,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 		if _, ok := g.defs[name]; !ok {
 			g.defs[name] = nil // placeholder against recursion
 			props, req := map[string]any{}, []string{}
-			for i := 0; i < t.NumField(); i++ {
-				f := t.Field(i)
-				tag := f.Tag.Get("json")
-				key, opts, _ := strings.Cut(tag, ",")
-				if !f.IsExported() || key == "-" {
-					continue
-				}
-				if key == "" {
-					key = f.Name
-				}
-				props[key] = g.of(f.Type)
-				if !strings.Contains(opts, "omitempty") {
-					req = append(req, key)
-				}
-			}
+			g.fields(t, props, &req)
 			sort.Strings(req)
 			g.defs[name] = map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
 		}
@@ -72,6 +58,30 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 		return map[string]any{"type": "number"}
 	}
 	return map[string]any{}
+}
+
+// fields adds the JSON properties of struct t to props, inlining embedded
+// structs as encoding/json does.
+func (g *schemaGen) fields(t reflect.Type, props map[string]any, req *[]string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		key, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && key == "" && f.Type.Kind() == reflect.Struct {
+			g.fields(f.Type, props, req)
+			continue
+		}
+		if !f.IsExported() || key == "-" {
+			continue
+		}
+		if key == "" {
+			key = f.Name
+		}
+		props[key] = g.of(f.Type)
+		if !strings.Contains(opts, "omitempty") {
+			*req = append(*req, key)
+		}
+	}
 }
 
 // schemaConstraints add what the types cannot say: ranges and enums.

@@ -134,10 +134,10 @@ func withDifference(c Change, d float64, ci statistician.Interval) Change {
 func agreementChange(prev, cur aggregate.AgreementRate) Change {
 	c := Change{Method: "Newcombe (1998) hybrid score interval, percentage points"}
 	if prev.N > 0 {
-		c.Before = f64(prev.Percent)
+		c.Before = f64(prev.Value())
 	}
 	if cur.N > 0 {
-		c.Now = f64(cur.Percent)
+		c.Now = f64(cur.Value())
 	}
 	d, err := statistician.NewcombeDifference(cur.Matches, cur.N, prev.Matches, prev.N, statistician.Z95)
 	if err != nil {

@@ -35,7 +35,7 @@ func TestCorrelationChangeMatchesZouInterval(t *testing.T) {
 // Newcombe (1998) worked example: 56/70 - 48/80 = 0.2 with [0.0524,
 // 0.3339]; in percentage points, distinguishable.
 func TestAgreementChangeIsNewcombeInPoints(t *testing.T) {
-	got := agreementChange(aggregate.AgreementRate{Matches: 48, N: 80, Percent: 60}, aggregate.AgreementRate{Matches: 56, N: 70, Percent: 80})
+	got := agreementChange(aggregate.AgreementRate{Matches: 48, N: 80, Percent: ptr(60)}, aggregate.AgreementRate{Matches: 56, N: 70, Percent: ptr(80)})
 	if !got.Distinguishable || math.Abs(*got.Difference-20) > 1e-9 ||
 		cmp.Diff(statistician.Interval{Lower: 5.24, Upper: 33.39}, *got.CI95, cmpopts.EquateApprox(0, 0.006)) != "" {
 		t.Errorf("%+v ci %+v", got, got.CI95)
@@ -174,3 +174,5 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+func ptr(x float64) *float64 { return &x }

@@ -130,12 +130,18 @@ type Pair struct {
 	Run   sampler.Run `yaml:"-" json:"-"`
 	Light Inspection  `yaml:"light" json:"light"`
 	Deep  Inspection  `yaml:"deep" json:"deep"`
+	// LightRepeats and DeepRepeats hold every repeat when --repeat K > 1;
+	// Light and Deep are then their Consolidate.
+	LightRepeats []Inspection `yaml:"light_repeats,omitempty" json:"light_repeats,omitempty"`
+	DeepRepeats  []Inspection `yaml:"deep_repeats,omitempty" json:"deep_repeats,omitempty"`
 }
 
 // Failure records an inspection that could not be had after retries.
 type Failure struct {
-	RunID    string `yaml:"run_id" json:"run_id"`
-	Depth    Depth  `yaml:"depth" json:"depth"`
+	RunID string `yaml:"run_id" json:"run_id"`
+	Depth Depth  `yaml:"depth" json:"depth"`
+	// Repeat is the 0-based repeat index (--repeat); 0 without repeats.
+	Repeat   int    `yaml:"repeat,omitempty" json:"repeat,omitempty"`
 	Attempts int    `yaml:"attempts" json:"attempts"`
 	Reason   string `yaml:"reason" json:"reason"`
 }

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -28,22 +29,53 @@ type Options struct {
 	Retries int
 	// Timeout bounds each attempt; <= 0 means 10 minutes.
 	Timeout time.Duration
-	// RetryDelay is the pause before each retry (cut short by ctx);
-	// <= 0 means none.
+	// RetryDelay is the pause before the first retry; each further retry
+	// waits twice as long as the one before, up to MaxBackoff (cut short by
+	// ctx). <= 0 means no pause.
 	RetryDelay time.Duration
+	// MaxBackoff caps the doubling pause between retries; <= 0 means
+	// DefaultMaxBackoff.
+	MaxBackoff time.Duration
+	// MaxRetryWait caps a wait the server asks for (RetryAfter): a longer
+	// wait fails the call with the reason instead of sleeping for it.
+	// <= 0 means DefaultMaxRetryWait.
+	MaxRetryWait time.Duration
 	// Cache, when not nil, is consulted before and filled after every
 	// inspector call.
 	Cache *Cache
 	// Progress, when it is a terminal, shows a progress bar; nil or any
 	// other writer means quiet.
 	Progress io.Writer
+	// Light and Deep configure each side's rate limit and price.
+	Light, Deep SideOptions
+	// Repeat is how many times each run is inspected per side (--repeat);
+	// <= 0 means 1. Repeat r > 0 has its own cache entry.
+	Repeat int
+	// DeepRuns, when not nil, names the runs inspected at depth deep (a
+	// subset known before any call); the others get light only.
+	DeepRuns map[string]bool
+	// SelectDeep, when not nil, is called once every run's light
+	// inspections are had, with the consolidated light inspection of each
+	// run that got one (by run id), and returns the runs to inspect at
+	// depth deep. The deep phase then starts after the whole light phase.
+	// It wins over DeepRuns.
+	SelectDeep func(light map[string]Inspection) map[string]bool
+	// MaxUSD is a spending budget over both sides (--max-cost); 0 means
+	// none. A call whose worst case (Billed.MaxCallTokens at the side's
+	// price) could take spending past it is not started, and no call
+	// starts after that; the runs left are failures with the reason and
+	// Result.BudgetStopped is set.
+	MaxUSD float64
 }
 
-// Defaults of Options (issue 3: --jobs, --retries, --timeout).
+// Defaults of Options (issue 3: --jobs, --retries, --timeout; issue 8:
+// backoff and the cap on a server's Retry-After).
 const (
-	DefaultRetries    = 1
-	DefaultTimeout    = 10 * time.Minute
-	DefaultRetryDelay = time.Second
+	DefaultRetries      = 1
+	DefaultTimeout      = 10 * time.Minute
+	DefaultRetryDelay   = time.Second
+	DefaultMaxBackoff   = 30 * time.Second
+	DefaultMaxRetryWait = 2 * time.Minute
 )
 
 // DefaultOptions returns Jobs = runtime.NumCPU(), Retries = 1,
@@ -56,12 +88,16 @@ func DefaultOptions() Options {
 type Result struct {
 	// Pairs holds the runs that got both inspections, in input order.
 	Pairs []Pair `yaml:"pairs" json:"pairs"`
+	// LightOnly holds the runs inspected at light depth only because they
+	// were not in the deep subset (Options.DeepRuns, SelectDeep), in input
+	// order.
+	LightOnly []LightRun `yaml:"light_only" json:"light_only"`
 	// Unpaired holds the inspections whose partner failed or was cut
 	// short by cancellation, sorted by run id then depth (light first), so
 	// a report can still show them.
 	Unpaired []Inspection `yaml:"unpaired" json:"unpaired"`
 	// Failures holds the inspections that could not be had, sorted by run
-	// id then depth (light first).
+	// id then depth (light first) then repeat.
 	Failures []Failure `yaml:"failures" json:"failures"`
 	// Calls counts inspector calls made, retries included; cache hits are
 	// not calls.
@@ -71,38 +107,77 @@ type Result struct {
 	// Interrupted counts runs left without a result because ctx was
 	// cancelled before or while they were inspected.
 	Interrupted int `yaml:"interrupted" json:"interrupted"`
+	// Cost is each side's calls, tokens and spending.
+	Cost struct {
+		Light SideCost `yaml:"light" json:"light"`
+		Deep  SideCost `yaml:"deep" json:"deep"`
+	} `yaml:"cost" json:"cost"`
+	// BudgetStopped is true when the --max-cost budget stopped calls from
+	// starting.
+	BudgetStopped bool `yaml:"budget_stopped" json:"budget_stopped"`
 	// Warnings are problems that did not stop the run (cache writes that
-	// failed).
+	// failed, cache entries that failed verification).
 	Warnings []string `yaml:"warnings,omitempty" json:"warnings,omitempty"`
+}
+
+// LightRun is a run inspected at light depth only.
+type LightRun struct {
+	Run   sampler.Run `yaml:"-" json:"-"`
+	Light Inspection  `yaml:"light" json:"light"`
+	// LightRepeats holds every repeat when Options.Repeat > 1; Light is
+	// then their Consolidate.
+	LightRepeats []Inspection `yaml:"light_repeats,omitempty" json:"light_repeats,omitempty"`
 }
 
 // runOutcome is one run's slot in the results slice.
 type runOutcome struct {
-	insp        [2]*Inspection // light, deep
+	insp        [2][]Inspection // light, deep: the repeats had
 	failures    []Failure
 	interrupted bool
+	deepSkipped bool
 }
 
 // pipeline holds what the tasks of one Run share.
 type pipeline struct {
-	insp      Inspector
-	identity  string
-	opts      Options
-	calls     atomic.Int64
-	cacheHits atomic.Int64
-	bar       progress
+	sides  [2]*side
+	opts   Options
+	bar    progress
+	budget *budget
+
+	// stop cancels every call when one side hits a fatal error or the
+	// stop-early rule; stopErr says why.
+	stop     context.CancelFunc
+	stopOnce sync.Once
+	stopErr  error
 
 	mu            sync.Mutex
 	cacheErrs     int
 	firstCacheErr error
+	corrupt       int
+	firstCorrupt  error
 }
 
-// Run inspects every run with insp at light depth and then at deep depth,
-// never both at once for one run, and up to opts.Jobs runs at a time.
+// Run inspects every run with insp at light depth and then at deep depth.
+// It is RunSides with the same inspector on both sides.
+func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) (Result, error) {
+	if insp == nil {
+		return Result{}, errors.New("runner: nil inspector")
+	}
+	return RunSides(ctx, runs, Both(insp), opts)
+}
+
+// RunSides inspects every run with sides.Light at light depth and then
+// with sides.Deep at deep depth, never both at once for one run, and up to
+// opts.Jobs runs at a time. With opts.Repeat = K each side is called K
+// times per run (the repeats in order), and the paired inspection of a
+// side is Consolidate of its repeats.
 //
-// Each depth is first looked up in opts.Cache; on a miss the inspector is
-// called, each attempt bounded by opts.Timeout, and retried up to
-// opts.Retries times unless the error IsPermanent. A returned inspection
+// Each call is first looked up in opts.Cache; on a miss the inspector is
+// called, each attempt bounded by opts.Timeout and by the side's rate
+// limit, and retried up to opts.Retries times unless the error
+// IsPermanent. Between attempts the runner waits RetryDelay, doubling up to
+// MaxBackoff, or longer when the error carries a RetryAfter wait; a wait
+// over MaxRetryWait fails the call with the reason. A returned inspection
 // must pass CheckInspection and match the run id and depth (an empty
 // run_id, depth or system is filled in from the run); otherwise it is a
 // permanent failure. A valid inspection is written to the cache as soon
@@ -114,15 +189,24 @@ type pipeline struct {
 // can show it (Result.Unpaired). A failing run never stops the others and
 // an inspector panic is a permanent failure, not a crash.
 //
+// Two things stop the whole run: an error marked Fatal (a bad key, an
+// unknown model, a missing program), and the stop-early rule (the first
+// EarlyStopCalls inspections of a side all failed the same way and none
+// succeeded). RunSides then returns what finished and a *StopError naming
+// the side.
+//
 // When ctx is cancelled no new call starts; Run returns what finished, with
 // runs cut short counted in Interrupted (not as failures), and ctx.Err().
 // Invalid options or a nil inspector are an error before any call.
-func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) (Result, error) {
-	if insp == nil {
+func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options) (Result, error) {
+	if sides.Light == nil || sides.Deep == nil {
 		return Result{}, errors.New("runner: nil inspector")
 	}
 	if opts.Retries < 0 {
 		return Result{}, fmt.Errorf("runner: retries must be >= 0, got %d", opts.Retries)
+	}
+	if opts.MaxUSD < 0 || math.IsNaN(opts.MaxUSD) || math.IsInf(opts.MaxUSD, 0) {
+		return Result{}, fmt.Errorf("runner: budget must be a finite amount >= 0, got %v", opts.MaxUSD)
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.NumCPU()
@@ -130,46 +214,131 @@ func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) 
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	p := &pipeline{insp: insp, identity: insp.Identity(), opts: opts}
-	p.bar = newProgress(opts.Progress, 2*len(runs))
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = DefaultMaxBackoff
+	}
+	if opts.MaxRetryWait <= 0 {
+		opts.MaxRetryWait = DefaultMaxRetryWait
+	}
+	if opts.Repeat <= 0 {
+		opts.Repeat = 1
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	p := &pipeline{opts: opts, stop: stop,
+		sides: [2]*side{newSide(Light, sides.Light, opts.Light), newSide(Deep, sides.Deep, opts.Deep)}}
+	if opts.MaxUSD > 0 {
+		p.budget = &budget{max: opts.MaxUSD}
+	}
+	total := len(runs) * opts.Repeat
+	if opts.DeepRuns == nil || opts.SelectDeep != nil {
+		total *= 2
+	} else {
+		total += len(opts.DeepRuns) * opts.Repeat
+	}
+	p.bar = newProgress(opts.Progress, total)
 	defer p.bar.finish()
 
 	outcomes := make([]runOutcome, len(runs))
+	if opts.SelectDeep == nil {
+		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
+			p.inspectDepth(ctx, runs[i], Light, &outcomes[i])
+			if opts.DeepRuns == nil || opts.DeepRuns[runs[i].ID] {
+				p.inspectDepth(ctx, runs[i], Deep, &outcomes[i])
+			} else {
+				outcomes[i].deepSkipped = true
+			}
+		})
+	} else {
+		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
+			p.inspectDepth(ctx, runs[i], Light, &outcomes[i])
+		})
+		light := map[string]Inspection{}
+		for i, o := range outcomes {
+			if len(o.insp[0]) > 0 {
+				light[runs[i].ID] = Consolidate(o.insp[0])
+			}
+		}
+		var deep map[string]bool
+		if sctx.Err() == nil {
+			deep = opts.SelectDeep(light)
+		}
+		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
+			if deep[runs[i].ID] {
+				p.inspectDepth(ctx, runs[i], Deep, &outcomes[i])
+			} else {
+				outcomes[i].deepSkipped = true
+			}
+		})
+	}
+	return p.result(runs, outcomes), p.err(ctx)
+}
+
+// each runs task for every run, opts.Jobs at a time, and marks the runs
+// it could not start as interrupted.
+func (p *pipeline) each(ctx context.Context, runs []sampler.Run, outcomes []runOutcome, task func(ctx context.Context, i int)) {
 	// Tasks never return an error (failures are data), so the group's
 	// context is only ever cancelled through ctx.
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.Jobs)
+	g.SetLimit(p.opts.Jobs)
 	for i := range runs {
 		if ctx.Err() != nil {
 			outcomes[i].interrupted = true
 			continue
 		}
 		g.Go(func() error {
-			outcomes[i] = p.inspectRun(gctx, runs[i])
+			task(gctx, i)
 			return nil
 		})
 	}
 	_ = g.Wait()
+}
 
+// err is the error RunSides returns: the caller's cancellation first,
+// then a stop.
+func (p *pipeline) err(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return p.stopErr
+}
+
+// result assembles the Result from the runs' outcomes, in input order.
+func (p *pipeline) result(runs []sampler.Run, outcomes []runOutcome) Result {
 	// Empty, not nil, so that a report shows [] rather than null.
-	res := Result{Pairs: []Pair{}, Unpaired: []Inspection{}, Failures: []Failure{},
-		Calls: int(p.calls.Load()), CacheHits: int(p.cacheHits.Load())}
+	res := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	res.Cost.Light, res.Cost.Deep = p.sides[0].summary(), p.sides[1].summary()
+	res.Calls = res.Cost.Light.Calls + res.Cost.Deep.Calls
+	res.CacheHits = res.Cost.Light.CacheHits + res.Cost.Deep.CacheHits
+	res.BudgetStopped = p.budget.hasStopped()
 	for i, o := range outcomes {
 		if o.interrupted {
 			res.Interrupted++
 		}
 		res.Failures = append(res.Failures, o.failures...)
+		light, deep := o.insp[0], o.insp[1]
 		switch {
-		case o.insp[0] != nil && o.insp[1] != nil:
-			res.Pairs = append(res.Pairs, Pair{Run: runs[i], Light: *o.insp[0], Deep: *o.insp[1]})
-		case o.insp[0] != nil:
-			res.Unpaired = append(res.Unpaired, *o.insp[0])
-		case o.insp[1] != nil:
-			res.Unpaired = append(res.Unpaired, *o.insp[1])
+		case len(light) > 0 && len(deep) > 0:
+			pr := Pair{Run: runs[i], Light: Consolidate(light), Deep: Consolidate(deep)}
+			if p.opts.Repeat > 1 {
+				pr.LightRepeats, pr.DeepRepeats = light, deep
+			}
+			res.Pairs = append(res.Pairs, pr)
+		case len(light) > 0 && o.deepSkipped:
+			lr := LightRun{Run: runs[i], Light: Consolidate(light)}
+			if p.opts.Repeat > 1 {
+				lr.LightRepeats = light
+			}
+			res.LightOnly = append(res.LightOnly, lr)
+		case len(light) > 0:
+			res.Unpaired = append(res.Unpaired, Consolidate(light))
+		case len(deep) > 0:
+			res.Unpaired = append(res.Unpaired, Consolidate(deep))
 		}
 	}
 	slices.SortStableFunc(res.Failures, func(a, b Failure) int {
-		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)))
+		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)),
+			cmp.Compare(a.Repeat, b.Repeat))
 	})
 	slices.SortStableFunc(res.Unpaired, func(a, b Inspection) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)))
@@ -178,7 +347,11 @@ func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) 
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf("runner: %d cache writes failed, first: %v", p.cacheErrs, p.firstCacheErr))
 	}
-	return res, ctx.Err()
+	if p.corrupt > 0 {
+		res.Warnings = append(res.Warnings,
+			fmt.Sprintf("runner: %d cache entries failed verification and were inspected again, first: %v", p.corrupt, p.firstCorrupt))
+	}
+	return res
 }
 
 // depthRank orders light before deep.
@@ -189,83 +362,182 @@ func depthRank(d Depth) int {
 	return 1
 }
 
-// inspectRun gets the light then the deep inspection of one run.
-func (p *pipeline) inspectRun(ctx context.Context, run sampler.Run) runOutcome {
-	var o runOutcome
-	for k, depth := range []Depth{Light, Deep} {
+// inspectDepth gets the opts.Repeat inspections of run at depth into o.
+func (p *pipeline) inspectDepth(ctx context.Context, run sampler.Run, depth Depth, o *runOutcome) {
+	k := depthRank(depth)
+	for r := range p.opts.Repeat {
 		if ctx.Err() != nil {
 			o.interrupted = true
-			return o
+			return
 		}
-		insp, fail := p.inspectDepth(ctx, run, depth)
+		insp, cached, fail := p.inspectOne(ctx, run, depth, r)
 		switch {
 		case fail != nil && ctx.Err() != nil:
-			// Cut short by the caller: not the inspector's failure.
+			// Cut short by the caller or a stop: not the inspector's failure.
 			o.interrupted = true
-			return o
+			return
 		case fail != nil:
 			o.failures = append(o.failures, *fail)
 		default:
-			o.insp[k] = &insp
+			o.insp[k] = append(o.insp[k], insp)
 		}
-		p.bar.add()
+		p.bar.add(cached, fail != nil)
 	}
-	return o
 }
 
-// inspectDepth returns the inspection of run at depth from the cache or
-// the inspector, or the Failure after the last attempt.
-func (p *pipeline) inspectDepth(ctx context.Context, run sampler.Run, depth Depth) (Inspection, *Failure) {
-	if insp, ok := p.opts.Cache.Get(p.identity, depth, run.ContentHash); ok {
-		p.cacheHits.Add(1)
-		insp.RunID = run.ID
-		return insp, nil
+// halt stops the whole run with err (the first call wins).
+func (p *pipeline) halt(s *side, err error) {
+	p.stopOnce.Do(func() {
+		p.stopErr = &StopError{Side: s.depth, Identity: s.identity, Err: err}
+		p.stop()
+	})
+}
+
+// cacheIdentity is the identity a repeat is cached under: repeat 0 keeps
+// the inspector's own (so caches written before --repeat stay valid).
+func cacheIdentity(identity string, repeat int) string {
+	if repeat == 0 {
+		return identity
 	}
-	var err error
+	return identity + "#repeat=" + strconv.Itoa(repeat)
+}
+
+// inspectOne returns repeat r of the inspection of run at depth, from the
+// cache or the inspector (cached says which), or the Failure after the
+// last attempt.
+func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth, r int) (Inspection, bool, *Failure) {
+	s := p.sides[depthRank(depth)]
+	key := cacheIdentity(s.identity, r)
+	insp, ok, err := p.opts.Cache.Lookup(key, depth, run.ContentHash)
+	if err != nil {
+		p.cacheCorrupt(err)
+	}
+	if ok {
+		insp.RunID = run.ID
+		s.recordOutcome(&insp, true, false)
+		return insp, true, nil
+	}
+	fail := func(attempts int, reason string) *Failure {
+		s.recordOutcome(nil, false, true)
+		return &Failure{RunID: run.ID, Depth: depth, Repeat: r, Attempts: attempts, Reason: reason}
+	}
+	rctx := WithRepeat(ctx, r)
 	attempts := 0
+	var lastErr error
 	for attempts < 1+p.opts.Retries {
-		if attempts > 0 && !sleep(ctx, p.opts.RetryDelay) {
+		if attempts > 0 {
+			wait := p.backoff(attempts)
+			if ra, ok := RetryAfterOf(lastErr); ok {
+				if ra > p.opts.MaxRetryWait {
+					return Inspection{}, false, p.failed(s, run, fail(attempts, fmt.Sprintf("%v (the server asked to retry after %v, more than the %v cap)",
+						lastErr, ra, p.opts.MaxRetryWait)))
+				}
+				wait = max(wait, ra)
+			}
+			if !sleep(ctx, wait) {
+				break
+			}
+		}
+		if !p.budget.reserve(s.worst) {
+			return Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
+		}
+		if err := s.wait(ctx); err != nil {
+			p.budget.settle(s.worst, 0)
+			lastErr = err
 			break
 		}
 		attempts++
-		var insp Inspection
-		insp, err = p.attempt(ctx, run, depth)
+		insp, err := p.attempt(rctx, s, run, depth)
+		var usage *Usage
+		reported := 0.0
 		if err == nil {
-			if perr := p.opts.Cache.Put(p.identity, depth, run.ContentHash, insp); perr != nil {
+			usage, reported = insp.Cost.Usage, insp.Cost.USD
+		} else if u, ok := UsageOf(err); ok {
+			usage = &u
+		}
+		usd := s.recordCall(usage, reported, attempts > 1)
+		p.budget.settle(s.worst, usd)
+		if err == nil {
+			if s.billed != nil && s.price != nil {
+				insp.Cost.USD = usd
+			}
+			if perr := p.opts.Cache.Put(key, depth, run.ContentHash, insp); perr != nil {
 				p.cacheFailed(perr)
 			}
-			return insp, nil
+			s.recordOutcome(&insp, false, false)
+			s.noteEarly("", true)
+			return insp, false, nil
+		}
+		lastErr = err
+		if IsFatal(err) {
+			p.halt(s, err)
+			return Inspection{}, false, fail(attempts, err.Error())
 		}
 		if IsPermanent(err) || ctx.Err() != nil {
 			break
 		}
 	}
-	return Inspection{}, &Failure{RunID: run.ID, Depth: depth, Attempts: attempts, Reason: err.Error()}
+	if lastErr == nil {
+		lastErr = ctx.Err()
+	}
+	return Inspection{}, false, p.failed(s, run, fail(attempts, lastErr.Error()))
+}
+
+// failed applies the stop-early rule to a failure of side s and returns f.
+func (p *pipeline) failed(s *side, run sampler.Run, f *Failure) *Failure {
+	if s.noteEarly(signature(f.Reason, run.ID, run.Path), false) {
+		p.halt(s, fmt.Errorf("the first %d inspections all failed the same way, none succeeded; the first: %s",
+			EarlyStopCalls, f.Reason))
+	}
+	return f
+}
+
+// backoff is the pause before attempt n+1 (n >= 1): RetryDelay doubled
+// n-1 times, at most MaxBackoff.
+func (p *pipeline) backoff(n int) time.Duration {
+	d := p.opts.RetryDelay
+	if d <= 0 {
+		return 0
+	}
+	for range n - 1 {
+		d *= 2
+		if d >= p.opts.MaxBackoff {
+			return p.opts.MaxBackoff
+		}
+	}
+	return d
 }
 
 // attempt makes one inspector call bounded by the per-call timeout and
 // checks its answer. A panic in the inspector becomes a permanent error.
-func (p *pipeline) attempt(ctx context.Context, run sampler.Run, depth Depth) (insp Inspection, err error) {
+func (p *pipeline) attempt(ctx context.Context, s *side, run sampler.Run, depth Depth) (insp Inspection, err error) {
 	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
-	p.calls.Add(1)
 	defer func() {
 		if r := recover(); r != nil {
-			insp, err = Inspection{}, Permanent(fmt.Errorf("inspector %s panicked: %v", p.identity, r))
+			insp, err = Inspection{}, Permanent(fmt.Errorf("inspector %s panicked: %v", s.identity, r))
 		}
 	}()
-	insp, err = p.insp.Inspect(actx, run, depth)
+	insp, err = s.insp.Inspect(actx, run, depth)
 	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
 		// Transient whatever the inspector said: the next attempt gets a
-		// fresh timeout.
-		return Inspection{}, fmt.Errorf("timed out after %v: %w", p.opts.Timeout, context.DeadlineExceeded)
+		// fresh timeout. Usage billed before the timeout is kept.
+		terr := fmt.Errorf("timed out after %v: %w", p.opts.Timeout, context.DeadlineExceeded)
+		if u, ok := UsageOf(err); ok {
+			terr = WithUsage(terr, u)
+		}
+		return Inspection{}, terr
 	}
 	if err != nil {
 		return Inspection{}, err
 	}
 	insp, err = conform(insp, run, depth)
 	if err != nil {
-		return Inspection{}, fmt.Errorf("invalid inspection: %w", err)
+		err = fmt.Errorf("invalid inspection: %w", err)
+		if insp.Cost.Usage != nil {
+			err = WithUsage(err, *insp.Cost.Usage)
+		}
+		return Inspection{}, err
 	}
 	return insp, nil
 }
@@ -279,6 +551,19 @@ func (p *pipeline) cacheFailed(err error) {
 	}
 	p.cacheErrs++
 }
+
+// cacheCorrupt counts a cache entry that failed verification.
+func (p *pipeline) cacheCorrupt(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.corrupt == 0 {
+		p.firstCorrupt = err
+	}
+	p.corrupt++
+}
+
+// formatUSD writes an amount of dollars for a message.
+func formatUSD(x float64) string { return "$" + strconv.FormatFloat(x, 'f', -1, 64) }
 
 // sleep waits d or until ctx is done; it reports whether d elapsed.
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -507,31 +506,6 @@ func TestRunRejectsBadOptionsBeforeAnyCall(t *testing.T) {
 	}
 }
 
-func TestRunIsQuietOnNonTerminalProgressWriter(t *testing.T) {
-	var buf bytes.Buffer
-	file, err := os.CreateTemp(t.TempDir(), "progress")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	for _, w := range []interface {
-		Write([]byte) (int, error)
-	}{&buf, file} {
-		opts := testOptions()
-		opts.Progress = w
-		if _, err := Run(context.Background(), makeRuns(3), &fakeInspector{id: "f", answer: alwaysGood}, opts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	info, err := file.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if buf.Len() != 0 || info.Size() != 0 {
-		t.Errorf("progress written to a non-terminal: buffer %d bytes, file %d bytes", buf.Len(), info.Size())
-	}
-}
-
 func TestDefaultOptionsMatchTheIssue(t *testing.T) {
 	o := DefaultOptions()
 	if o.Jobs < 1 || o.Retries != 1 || o.Timeout != 10*time.Minute || o.Cache != nil || o.Progress != nil {
@@ -562,7 +536,10 @@ func TestRunGoesOnWhenTheCacheCannotBeWritten(t *testing.T) {
 
 func TestRunOfNoRunsGivesEmptyNotNilLists(t *testing.T) {
 	res, err := Run(context.Background(), nil, &fakeInspector{id: "f", answer: alwaysGood}, testOptions())
-	want := Result{Pairs: []Pair{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	want := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	zero := 0.0
+	want.Cost.Light = SideCost{Identity: "f", USD: &zero}
+	want.Cost.Deep = SideCost{Identity: "f", USD: &zero}
 	if d := cmp.Diff(want, res); err != nil || d != "" {
 		t.Errorf("err %v, (-want +got):\n%s", err, d)
 	}

@@ -130,6 +130,17 @@ func CheckInspection(insp Inspection) error {
 			return &FieldError{Field: c.name, Err: fmt.Errorf("%v is not a finite non-negative number", c.v)}
 		}
 	}
+	if u := insp.Cost.Usage; u != nil {
+		for _, c := range []struct {
+			name string
+			v    int64
+		}{{"calls", u.Calls}, {"input_tokens", u.Input}, {"output_tokens", u.Output},
+			{"cached_input_tokens", u.CachedInput}, {"reasoning_tokens", u.Reasoning}} {
+			if c.v < 0 {
+				return &FieldError{Field: "cost.usage." + c.name, Err: fmt.Errorf("%d is negative", c.v)}
+			}
+		}
+	}
 	return nil
 }
 

@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"time"
 
+	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
@@ -41,101 +40,164 @@ type callsDocument struct {
 	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
 
-// cmdCalls resolves trading calls against prices and scores their stated
-// confidence per agent and season (issue 4).
-func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("calls", stderr)
-	callsPath := fs.String("calls", "", "trading calls, a JSON object a line (required)")
-	pricesPath := fs.String("prices", "", "prices: CSV with header pool,ts,price, or JSONL (required)")
-	asOfFlag := fs.String("as-of", "", "resolve as of this RFC 3339 time (default now)")
-	weightsFlag := fs.String("weights", "", "composite weights term=weight,... (e.g. calibration=0.10,returns=0.50)")
-	termsPath := fs.String("terms", "", "YAML or JSON file: agent -> term -> value (null = unmeasured), for the composite")
-	requireSeals := fs.Bool("require-seals", false, "exit 3 when any counted call is unsealed or any call is tampered")
-	format := fs.String("format", "yaml", "output format: yaml, json, markdown or html")
-	var requires stringList
-	fs.Var(&requires, "require", "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
-	outPath := fs.String("o", "", "write the document to this file (default stdout)")
-	if err := parseFlags(fs, args); err != nil {
+// callsOptions are evalcal calls's flags.
+type callsOptions struct {
+	io   ioStreams
+	args []string
+
+	Calls        string
+	Prices       string
+	AsOf         string
+	Weights      string
+	Terms        string
+	RequireSeals bool
+	Requires     []string
+	Output       outputOptions
+
+	asOf    time.Time
+	weights map[string]float64
+}
+
+// earliestAsOf is the earliest --as-of accepted: no trading call or price
+// predates it, and the zero time (0001-01-01) would read as "not set".
+var earliestAsOf = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// newCmdCalls builds `evalcal calls`: it resolves trading calls against
+// prices and scores their stated confidence per agent and season.
+func newCmdCalls(f *factory, runF func(context.Context, *callsOptions) error) *cobra.Command {
+	o := &callsOptions{io: f.io}
+	c := &cobra.Command{
+		Use:   "calls --calls FILE --prices FILE [flags]",
+		Short: "resolve trading calls against prices and score their confidence",
+		Long: `Resolve each counted trading call (a buy or sell by the agent's own decider, with a
+confidence, a horizon and a reference price) on the first price of its pool in
+[due, due + 2h), and score the stated confidence per agent and season. Bad lines of
+either input are listed in the document and summarised on stderr. No counted call
+at all exits 1 with the reason, after writing the document.`,
+		Example: `  evalcal calls --calls testdata/calls/calls.jsonl --prices testdata/calls/prices.csv --as-of 2026-03-10T00:00:00Z
+  evalcal calls --calls calls.jsonl --prices prices.csv --weights calibration=0.10,returns=0.50,drawdown=0.40 --terms terms.yaml`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			o.args = f.args
+			o.Output.formatGiven = c.Flags().Changed("format")
+			if err := o.validate(time.Now()); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return callsRun(c.Context(), o)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVar(&o.Calls, "calls", "", "trading calls `FILE`, a JSON object a line (required)")
+	fs.StringVar(&o.Prices, "prices", "", "prices `FILE`: CSV with header pool,ts,price, or JSONL (required)")
+	fs.StringVar(&o.AsOf, "as-of", "", "resolve as of this RFC 3339 `TIME`, 1970 or later (default now)")
+	fs.StringVar(&o.Weights, "weights", "", "composite weights `TERM=W,...` (e.g. calibration=0.10,returns=0.50)")
+	fs.StringVar(&o.Terms, "terms", "", "YAML or JSON `FILE`: agent -> term -> value (null = unmeasured), for the composite")
+	fs.BoolVar(&o.RequireSeals, "require-seals", false, "exit 3 when any counted call is unsealed or any call is tampered")
+	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
+	o.Output.addFlags(fs, "document", "yaml", reportFormats)
+	return c
+}
+
+// validate checks the flags before any work; now is the default --as-of.
+func (o *callsOptions) validate(now time.Time) error {
+	if o.Calls == "" || o.Prices == "" {
+		return usageErrorHint("Run 'evalcal calls --help' for usage.", "calls: --calls and --prices are required")
+	}
+	if err := o.Output.resolve("calls", reportFormats...); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf("calls: unexpected argument %q", fs.Arg(0))
+	o.asOf = now.UTC()
+	if o.AsOf != "" {
+		t, err := time.Parse(time.RFC3339, o.AsOf)
+		if err != nil {
+			return usageErrorf("calls: --as-of must be an RFC 3339 time such as 2026-03-10T00:00:00Z, got %q", o.AsOf)
+		}
+		if t.Before(earliestAsOf) {
+			return usageErrorf("calls: --as-of %s is before 1970-01-01T00:00:00Z; give the time to resolve the calls at", o.AsOf)
+		}
+		o.asOf = t.UTC()
 	}
-	if *callsPath == "" || *pricesPath == "" {
-		return usageErrorf("calls: -calls and -prices are required")
+	if o.Weights != "" {
+		w, err := forecast.ParseWeights(o.Weights)
+		if err != nil {
+			return usageErrorf("calls: --weights: %v", err)
+		}
+		o.weights = w
 	}
-	if !validReportFormat(*format) {
-		return usageErrorf("calls: -format must be yaml, json, markdown or html, got %q", *format)
+	if o.Terms != "" && o.weights == nil {
+		return usageErrorf("calls: --terms needs --weights")
 	}
-	gs, err := parseGates(requires, callsDocument{}, false)
+	return o.Output.check("calls", o.io.Out, o.Calls, o.Prices, o.Terms)
+}
+
+// callsRun is evalcal calls's body, after validate.
+func callsRun(ctx context.Context, o *callsOptions) error {
+	stderr := o.io.ErrOut
+	gs, err := parseGates(o.Requires, callsDocument{}, false)
 	if err != nil {
 		return err
 	}
-	asOf := time.Now().UTC()
-	if *asOfFlag != "" {
-		t, err := time.Parse(time.RFC3339, *asOfFlag)
-		if err != nil {
-			return usageErrorf("calls: -as-of must be an RFC 3339 time, got %q", *asOfFlag)
-		}
-		asOf = t.UTC()
-	}
-	var weights map[string]float64
-	if *weightsFlag != "" {
-		w, err := forecast.ParseWeights(*weightsFlag)
-		if err != nil {
-			return usageErrorf("calls: -weights: %v", err)
-		}
-		weights = w
-	}
-	if *termsPath != "" && weights == nil {
-		return usageErrorf("calls: -terms needs -weights")
-	}
 	var terms map[string]map[string]*float64
-	if *termsPath != "" {
-		t, err := readTerms(*termsPath)
+	if o.Terms != "" {
+		t, err := readTerms(ctx, o.Terms)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return inputError(err)
 		}
 		terms = t
 	}
 
-	prices, priceBad, err := readPricesFile(ctx, *pricesPath)
+	prices, priceBad, err := readPricesFile(ctx, o.Prices)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return inputError(err)
 	}
-	f, err := os.Open(*callsPath)
+	f, err := openRegular(o.Calls)
 	if err != nil {
 		return inputError(fmt.Errorf("calls: %w", err))
 	}
 	defer f.Close()
-	rep, err := forecast.ResolveCalls(ctx, f, prices, forecast.CallOptions{AsOf: asOf, File: *callsPath})
+	rep, err := forecast.ResolveCalls(ctx, f, prices, forecast.CallOptions{AsOf: o.asOf, File: o.Calls})
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return inputError(fmt.Errorf("calls: %w", err))
 	}
 
 	inputs := []forecast.ScoreInput{}
-	for _, p := range []string{*callsPath, *pricesPath, *termsPath} {
+	for _, p := range []string{o.Calls, o.Prices, o.Terms} {
 		if p == "" {
 			continue
 		}
-		sum, err := fileSHA256(p)
+		sum, err := fileSHA256(ctx, p)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return inputError(fmt.Errorf("calls: %w", err))
 		}
 		inputs = append(inputs, forecast.ScoreInput{Path: p, SHA256: sum})
 	}
 	doc := callsDocument{
-		SchemaVersion: callsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(args),
-		AsOf: asOf.Format(time.RFC3339Nano), Calls: *callsPath, Prices: *pricesPath,
+		SchemaVersion: callsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
+		AsOf: o.asOf.Format(time.RFC3339Nano), Calls: o.Calls, Prices: o.Prices,
 		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
 		Unsealed: rep.Unsealed, BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
 	}
-	if weights != nil {
-		doc.Composite, err = forecast.CompositeForGroups(rep, weights, terms)
+	if o.weights != nil {
+		doc.Composite, err = forecast.CompositeForGroups(rep, o.weights, terms)
 		if err != nil {
 			return inputError(fmt.Errorf("calls: %w", err))
 		}
-		doc.Warnings = append(doc.Warnings, termWarnings(rep, weights, terms)...)
+		doc.Warnings = append(doc.Warnings, termWarnings(rep, o.weights, terms)...)
 	}
 	var results []gates.Result
 	if len(gs) > 0 {
@@ -143,28 +205,46 @@ func cmdCalls(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		doc.Gates = results
 	}
 	var data []byte
-	switch *format {
+	switch o.Output.Format {
 	case "markdown", "md":
 		data, err = report.CallsMarkdown(doc.view())
 	case "html":
 		data, err = report.CallsHTML(doc.view())
 	default:
-		data, err = encodeForecastDocument(doc, *format)
+		data, err = encodeForecastDocument(doc, o.Output.Format)
 	}
 	if err != nil {
 		return fmt.Errorf("calls: %w", err)
 	}
-	if err := writeDocument(stdout, *outPath, data); err != nil {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	summarise(stderr, len(doc.BadLines), "bad line", "bad_lines", badLineItems(doc.BadLines))
+	summarise(stderr, len(doc.Warnings), "warning", "warnings", doc.Warnings)
+	if err := o.Output.write(o.io.Out, data); err != nil {
 		return fmt.Errorf("calls: %w", err)
 	}
-	if *requireSeals && (rep.Unsealed > 0 || len(rep.Tampered) > 0) {
-		fmt.Fprintf(stderr, "evalcal: gate failed: -require-seals: %d counted call(s) unsealed, %d tampered\n", rep.Unsealed, len(rep.Tampered))
+	if counted := countedCalls(doc.Groups); counted == 0 {
+		return fmt.Errorf("calls: %w from %s: no counted call (%d bad lines; holds, protective exits and calls without a confidence, horizon or reference price do not count)",
+			errNothingScored, o.Calls, len(rep.BadLines))
+	}
+	if o.RequireSeals && (rep.Unsealed > 0 || len(rep.Tampered) > 0) {
+		fmt.Fprintf(stderr, "evalcal: gate failed: --require-seals: %d counted call(s) unsealed, %d tampered\n", rep.Unsealed, len(rep.Tampered))
 		if err := gateResult(results, stderr); err != nil {
 			return err
 		}
-		return gateError(fmt.Errorf("calls: -require-seals: %d counted call(s) unsealed, %d tampered", rep.Unsealed, len(rep.Tampered)))
+		return gateError(fmt.Errorf("calls: --require-seals: %d counted call(s) unsealed, %d tampered", rep.Unsealed, len(rep.Tampered)))
 	}
 	return gateResult(results, stderr)
+}
+
+// countedCalls is the number of counted calls over all groups.
+func countedCalls(groups []forecast.GroupScore) int {
+	n := 0
+	for _, g := range groups {
+		n += g.Counted
+	}
+	return n
 }
 
 // view is the document as the calls renderers read it.
@@ -174,14 +254,14 @@ func (doc callsDocument) view() report.CallsView {
 		Composite: doc.Composite, Gates: doc.Gates}
 }
 
-// withoutOutputFlag is args without -o and its value: where a document is
-// written cannot change it.
+// withoutOutputFlag is args without -o/--output and its value: where a
+// document is written cannot change it.
 func withoutOutputFlag(args []string) []string {
-	return dropFlags(args, map[string]bool{"o": true})
+	return dropFlags(args, "output")
 }
 
 func readPricesFile(ctx context.Context, path string) (*forecast.Prices, []forecast.BadLine, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("calls: %w", err)
 	}
@@ -194,9 +274,9 @@ func readPricesFile(ctx context.Context, path string) (*forecast.Prices, []forec
 }
 
 // readTerms reads agent -> term -> value (null for unmeasured) from a
-// YAML or JSON file.
-func readTerms(path string) (map[string]map[string]*float64, error) {
-	data, err := os.ReadFile(path)
+// YAML or JSON regular file.
+func readTerms(ctx context.Context, path string) (map[string]map[string]*float64, error) {
+	data, err := readDocument(ctx, path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("calls: read terms: %w", err)
 	}
@@ -246,14 +326,6 @@ func orEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// checkForecastFormat validates a -format flag of a forecast command.
-func checkForecastFormat(format string) error {
-	if format != "yaml" && format != "json" {
-		return usageErrorf("-format must be yaml or json, got %q", format)
-	}
-	return nil
 }
 
 // encodeForecastDocument renders v as YAML (2-space indent) or indented JSON.

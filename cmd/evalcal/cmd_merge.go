@@ -4,131 +4,132 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
-	"sort"
 
-	"github.com/evalcal/evalcal/comparator"
+	"github.com/spf13/cobra"
+
+	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 )
 
-// cmdMerge combines the reports of all shards of one calibration into the
-// report one unsharded run would have written: it takes the union of the
-// per-run comparisons and failures and recomputes every statistic from
-// them (no statistic is averaged across shards).
-func cmdMerge(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", stderr)
-	out := fs.String("o", "", "write the merged report to `file` (atomically) instead of stdout")
-	format := fs.String("format", "yaml", "report format: yaml, json, markdown or html")
-	var requires stringList
-	fs.Var(&requires, "require", "gate `EXPR` on the merged report (repeatable); an unmet gate exits 3")
-	baselinePath := fs.String("baseline", "", "previous report `FILE` to compare the merged report with")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: evalcal merge [flags] SHARD_REPORT...   (every shard i/n of one run --shard job)")
-		fs.PrintDefaults()
+// mergeOptions are evalcal merge's flags and arguments.
+type mergeOptions struct {
+	io   ioStreams
+	args []string
+
+	Requires []string
+	Baseline string
+	Output   outputOptions
+	Shards   []string // paths; "-" is stdin
+}
+
+// newCmdMerge builds `evalcal merge`: it combines the reports of all
+// shards of one calibration into the report one unsharded run would have
+// written, from the union of the per-run comparisons and failures (no
+// statistic is averaged across shards).
+func newCmdMerge(f *factory, runF func(context.Context, *mergeOptions) error) *cobra.Command {
+	o := &mergeOptions{io: f.io}
+	c := &cobra.Command{
+		Use:   "merge [flags] SHARD_REPORT...",
+		Short: "combine the reports of the shards of one run (run --shard i/n) exactly",
+		Long: `Check that the reports are the shards 1..n of one job (same inputs, each shard
+once) and recompute every statistic from the union of their per-run comparisons:
+the merged report is byte-identical to the report of one unsharded run. A
+SHARD_REPORT of - is read from stdin.`,
+		Example: `  evalcal merge -o report.yaml shard-*.yaml
+  evalcal merge --require 'agreement.lower >= 60' --baseline last.yaml shard-*.yaml`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.args, o.Shards = f.args, args
+			o.Output.formatGiven = c.Flags().Changed("format")
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return mergeRun(c.Context(), o)
+		},
 	}
-	if err := parseFlags(fs, args); err != nil {
+	fs := c.Flags()
+	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` on the merged report (repeatable); an unmet gate exits 3")
+	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare the merged report with")
+	o.Output.addFlags(fs, "merged report", "yaml", reportFormats)
+	return c
+}
+
+// validate checks the flags and arguments before any work.
+func (o *mergeOptions) validate() error {
+	if len(o.Shards) == 0 {
+		return usageErrorHint("Run 'evalcal merge --help' for usage.", "merge: no shard report given")
+	}
+	stdin := 0
+	for _, s := range o.Shards {
+		if s == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageErrorf("merge: stdin (-) given %d times; it holds one report", stdin)
+	}
+	if err := o.Output.resolve("merge", reportFormats...); err != nil {
 		return err
 	}
-	if !validReportFormat(*format) {
-		return usageErrorf("merge: -format must be yaml, json, markdown or html, got %q", *format)
-	}
-	gs, err := parseGates(requires, report.Report{}, *baselinePath != "")
+	return o.Output.check("merge", o.io.Out, append([]string{o.Baseline}, o.Shards...)...)
+}
+
+// mergeRun is evalcal merge's body, after validate.
+func mergeRun(ctx context.Context, o *mergeOptions) error {
+	gs, err := parseGates(o.Requires, report.Report{}, o.Baseline != "")
 	if err != nil {
 		return err
 	}
 	var baseline *report.Report
-	if *baselinePath != "" {
-		if baseline, err = report.ReadReport(*baselinePath); err != nil {
-			return inputError(fmt.Errorf("merge: -baseline: %w", err))
+	if o.Baseline != "" {
+		if baseline, err = readReportFile(o.Baseline); err != nil {
+			return inputError(fmt.Errorf("merge: --baseline: %w", err))
 		}
 	}
-	if fs.NArg() == 0 {
-		return usageErrorf("merge: no shard report given")
-	}
-	shards := make([]*report.Report, fs.NArg())
-	for i, path := range fs.Args() {
-		r, err := report.ReadReport(path)
+	shards := make([]*report.Report, len(o.Shards))
+	for i, path := range o.Shards {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := readShard(ctx, path, o.io.In)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return inputError(fmt.Errorf("merge: %w", err))
 		}
 		shards[i] = r
 	}
-	merged, err := mergeShards(shards, fs.Args())
+	names := make([]string, len(o.Shards))
+	for i, p := range o.Shards {
+		names[i] = p
+		if p == "-" {
+			names[i] = "stdin"
+		}
+	}
+	merged, err := calibrate.Merge(shards, names)
 	if err != nil {
 		return inputError(err)
 	}
-	fmt.Fprintf(stderr, "evalcal: merged %d shards\n", len(shards))
-	return finishReport(merged, baseline, gs, *format, *out, stdout, stderr, func() error { return nil })
+	fmt.Fprintf(o.io.ErrOut, "evalcal: merged %d shards\n", len(shards))
+	return finishReport(ctx, merged, baseline, gs, &o.Output, o.io, func() error { return nil })
 }
 
-// mergeShards checks that the reports are the shards 1..n of one job
-// (same inputs, each shard once) and recombines them.
-func mergeShards(shards []*report.Report, names []string) (*report.Report, error) {
-	first := shards[0]
-	_, n, err := parseShard(first.Inputs.Shard)
+// readShard reads one shard report from a regular file or, for "-", from
+// stdin.
+func readShard(ctx context.Context, path string, stdin io.Reader) (*report.Report, error) {
+	if path != "-" {
+		return readReportFile(path)
+	}
+	data, err := readDocument(ctx, path, stdin)
 	if err != nil {
-		return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[0], first.Inputs.Shard)
+		return nil, err
 	}
-	seen := make([]string, n+1)
-	var cs []comparator.Comparison
-	var failures []runner.Failure
-	runOf := map[string]string{}
-	for k, r := range shards {
-		i, m, err := parseShard(r.Inputs.Shard)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[k], r.Inputs.Shard)
-		case m != n:
-			return nil, fmt.Errorf("merge: %s is shard %s but %s is of %d shards", names[k], r.Inputs.Shard, names[0], n)
-		case seen[i] != "":
-			return nil, fmt.Errorf("merge: shard %d/%d given twice (%s and %s)", i, n, seen[i], names[k])
-		}
-		seen[i] = names[k]
-		if d := sameJob(first, r); d != "" {
-			return nil, fmt.Errorf("merge: %s and %s are not shards of one job: %s differs", names[0], names[k], d)
-		}
-		for _, c := range r.Comparisons {
-			if prev, dup := runOf[c.RunID]; dup {
-				return nil, fmt.Errorf("merge: run %s is in both %s and %s", c.RunID, prev, names[k])
-			}
-			runOf[c.RunID] = names[k]
-			cs = append(cs, c)
-		}
-		failures = append(failures, r.Failures...)
+	r, err := report.ParseReport(data)
+	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
 	}
-	for i := 1; i <= n; i++ {
-		if seen[i] == "" {
-			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].RunID < cs[j].RunID })
-	sort.SliceStable(failures, func(i, j int) bool {
-		if failures[i].RunID != failures[j].RunID {
-			return failures[i].RunID < failures[j].RunID
-		}
-		return failures[i].Depth == runner.Light && failures[j].Depth != runner.Light
-	})
-	merged := *first
-	merged.Inputs.Shard = ""
-	fillResults(&merged, cs, failures, first.Inputs.Bins)
-	return &merged, nil
-}
-
-// sameJob names the first input that differs between two shard reports,
-// or returns "".
-func sameJob(a, b *report.Report) string {
-	ai, bi := a.Inputs, b.Inputs
-	ai.Shard, bi.Shard = "", ""
-	switch {
-	case a.SchemaVersion != b.SchemaVersion:
-		return "schema_version"
-	case a.GeneratedBy != b.GeneratedBy:
-		return "generated_by"
-	case !reflect.DeepEqual(ai, bi):
-		return "inputs"
-	case !reflect.DeepEqual(a.Sample, b.Sample):
-		return "sample"
-	}
-	return ""
+	return r, nil
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
-	"os"
 
+	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/report"
@@ -22,41 +20,87 @@ var renderFormats = map[string]func(*report.Report) ([]byte, error){
 	"yaml":     (*report.Report).YAML,
 }
 
-// cmdRender is evalcal render DOC --format markdown|html|json|yaml
-// [-o FILE]: it reads a saved calibration report, score document or calls
-// document (YAML or JSON) and writes it in another format, computing
-// nothing. A document with a newer schema_version than this evalcal knows
-// is refused (exit 2).
-func cmdRender(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("render", stderr)
-	format := fs.String("format", "markdown", "output format: markdown, html, json or yaml")
-	out := fs.String("o", "", "write to `file` (atomically) instead of stdout")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: evalcal render REPORT.yaml [--format markdown|html|json|yaml] [-o FILE]")
-		fmt.Fprintln(stderr, "REPORT is the output of evalcal run, score or calls, as YAML or JSON.")
-		fs.PrintDefaults()
+// renderOptions are evalcal render's flags and argument.
+type renderOptions struct {
+	io   ioStreams
+	args []string
+
+	Output outputOptions
+	Path   string // "-" is stdin
+}
+
+// renderOutputFormats are the formats render writes, markdown first (its
+// default).
+var renderOutputFormats = []string{"markdown", "md", "html", "json", "yaml"}
+
+// newCmdRender builds `evalcal render DOC`: it reads a saved calibration
+// report, score document or calls document (YAML or JSON) and writes it in
+// another format, computing nothing. A document with a newer
+// schema_version than this evalcal knows is refused (exit 2).
+func newCmdRender(f *factory, runF func(context.Context, *renderOptions) error) *cobra.Command {
+	o := &renderOptions{io: f.io}
+	c := &cobra.Command{
+		Use:   "render DOC [flags]",
+		Short: "render a saved report as markdown, html, json or yaml",
+		Long: `Write a saved document (the output of evalcal run, merge, score or calls, as YAML or
+JSON) in another format, computing nothing. DOC - reads stdin. The format is
+--format, else the -o extension, else markdown.`,
+		Example: `  evalcal render testdata/run/corpus.golden --format markdown
+  evalcal render testdata/run/corpus.golden -o report.html
+  evalcal run --inspections saved.jsonl | evalcal render - --format html > report.html`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorHint("Run 'evalcal render --help' for usage.", "render: want exactly one document (or - for stdin), got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			o.args, o.Path = f.args, args[0]
+			o.Output.formatGiven = c.Flags().Changed("format")
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return renderRun(c.Context(), o)
+		},
 	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
+	o.Output.addFlags(c.Flags(), "document", "markdown", renderOutputFormats)
+	return c
+}
+
+// validate checks the flags before any work.
+func (o *renderOptions) validate() error {
+	if err := o.Output.resolve("render", renderOutputFormats...); err != nil {
 		return err
 	}
-	if _, ok := renderFormats[*format]; !ok {
-		return usageErrorf("render: -format must be markdown, html, json or yaml, got %q", *format)
+	return o.Output.check("render", o.io.Out, o.Path)
+}
+
+// renderRun is evalcal render's body, after validate.
+func renderRun(ctx context.Context, o *renderOptions) error {
+	name := o.Path
+	if name == "-" {
+		name = "stdin"
 	}
-	if len(paths) != 1 {
-		return usageErrorf("render: want exactly one report file, got %d", len(paths))
-	}
-	data, err := os.ReadFile(paths[0])
+	data, err := readDocument(ctx, o.Path, o.io.In)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return inputError(fmt.Errorf("render: %w", err))
 	}
-	out1, err := renderDocument(data, *format)
+	out, err := renderDocument(data, o.Output.Format)
 	if err != nil {
 		// A newer schema_version (report.ErrNewerSchema) is bad input too.
-		return inputError(fmt.Errorf("render: %s: %w", paths[0], err))
+		return inputError(fmt.Errorf("render: %s: %w", name, err))
 	}
-	if err := writeDocument(stdout, *out, out1); err != nil {
-		return fmt.Errorf("render: write %s: %w", *out, err)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := o.Output.write(o.io.Out, out); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	return nil
 }
@@ -105,26 +149,4 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 		return encodeForecastDocument(doc, format)
 	}
 	return nil, fmt.Errorf("%w: neither a calibration report nor a score or calls document", report.ErrNotReport)
-}
-
-// parseInterspersed parses flags that may come before or after the
-// positional arguments (the standard flag package stops at the first
-// positional one) and returns the positional arguments in order. "--"
-// ends the flags.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

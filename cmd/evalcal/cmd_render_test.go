@@ -3,8 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalcal/evalcal/report"
 )
 
 const syntheticReport = "../../testdata/render/synthetic.yaml"
@@ -72,7 +75,7 @@ func TestRenderRefusesNewerSchemaWithExit2(t *testing.T) {
 	if code != exitUsage || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
-	for _, want := range []string{"schema_version 7", "reads up to 1", "upgrade evalcal"} {
+	for _, want := range []string{"schema_version 7", "reads up to " + strconv.Itoa(report.SchemaVersion), "upgrade evalcal"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message %q lacks %q", err, want)
 		}

@@ -2,170 +2,536 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/evalcal/evalcal/advisor"
-	"github.com/evalcal/evalcal/comparator"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/gates"
-	"github.com/evalcal/evalcal/programs/builtin"
-	execinspector "github.com/evalcal/evalcal/programs/exec"
-	"github.com/evalcal/evalcal/programs/saved"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
-// runFlags are evalcal run's flags after parsing.
-type runFlags struct {
-	inspector        string
-	inspections      string
-	sample           int
-	seed             int64
-	allowHomogeneous bool
-	jobs             int
-	retries          int
-	timeout          time.Duration
-	cacheDir         string
-	noCache          bool
-	out              string
-	format           string
-	bins             int
-	shard            string
-	requires         stringList
-	baseline         string
-	shardIndex       int // 1-based
-	shardCount       int
-	paths            []string
+// runOptions are evalcal run's flags and arguments. To add a flag: a
+// field here, its definition in addFlags, its check in validate, and, if
+// it cannot change the report, its name in volatileRunFlags (and in
+// valueFlags when it takes a value).
+type runOptions struct {
+	io   ioStreams
+	args []string // as given after "run", for inputs.command_line
+
+	Inspector        string
+	Light            string
+	Deep             string
+	Inspections      string
+	Sample           int
+	Seed             int64
+	AllowHomogeneous bool
+	Jobs             int
+	Retries          int
+	Timeout          time.Duration
+	CacheDir         string
+	NoCache          bool
+	Quiet            bool
+	Bins             int
+	Shard            string
+	Requires         []string
+	Baseline         string
+	Output           outputOptions
+	Paths            []string
+
+	// Deep on a subset (issue 9).
+	DeepSample   int
+	DeepFraction float64
+	DeepPolicy   string
+	DeepSubset   string
+	Repeat       int
+
+	// LLM judges and cost (issue 8).
+	BaseURL, LightBaseURL, DeepBaseURL string
+	LightKeyFile, DeepKeyFile          string
+	LightPrompt, DeepPrompt            string
+	Temperature                        float64
+	MaxOutputTokens                    int64
+	PromptTokens                       int64
+	JudgeSeed                          int64
+	RPM                                float64
+	Prices                             []string
+	PriceFile                          string
+	MaxCost                            float64
+	MaxRetryWait                       time.Duration
+
+	shardIndex, shardCount int // from Shard, 1-based
+	retriesGiven           bool
+	judgeSeedGiven         bool
+	temperatureGiven       bool
 }
+
+// maxBins bounds --bins, checked before any allocation (--shard is
+// bounded by calibrate.MaxShards).
+const maxBins = 1000
 
 // volatileRunFlags cannot change a report's content, so they are left out
 // of the command line it records (the report is byte-identical whatever
 // --jobs is; --shard is recorded in inputs.shard instead, and dropped so
-// that merged shards equal one unsharded run). The bool says whether the
-// flag takes a value.
-var volatileRunFlags = map[string]bool{"jobs": true, "cache": true, "no-cache": false, "o": true, "shard": true}
+// that merged shards equal one unsharded run).
+var volatileRunFlags = []string{"jobs", "cache", "no-cache", "quiet", "output", "shard", "format", "rpm",
+	"light-key-file", "deep-key-file"}
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", stderr)
-	var f runFlags
-	fs.StringVar(&f.inspector, "inspector", "builtin", "inspector: builtin, exec:COMMAND or saved:FILE")
-	fs.StringVar(&f.inspections, "inspections", "", "saved inspections (JSONL); same as --inspector saved:FILE")
-	fs.IntVar(&f.sample, "sample", 0, "calibrate on a diverse subset of `N` runs (0 = all valid runs)")
-	fs.Int64Var(&f.seed, "seed", 1, "seed for the diverse subset")
-	fs.BoolVar(&f.allowHomogeneous, "allow-homogeneous", false, "accept runs that are all from one system")
-	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "runs inspected at once")
-	fs.IntVar(&f.retries, "retries", runner.DefaultRetries, "retries of a transiently failing inspector call")
-	fs.DurationVar(&f.timeout, "timeout", runner.DefaultTimeout, "time limit of one inspector call")
-	fs.StringVar(&f.cacheDir, "cache", "", "inspection cache `dir` (default: the user cache dir's evalcal/inspections)")
-	fs.BoolVar(&f.noCache, "no-cache", false, "neither read nor write the inspection cache")
-	fs.StringVar(&f.out, "o", "", "write the report to `file` (atomically) instead of stdout")
-	fs.StringVar(&f.format, "format", "yaml", "report format: yaml, json, markdown or html")
-	fs.Var(&f.requires, "require", "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
-	fs.StringVar(&f.baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
-	fs.IntVar(&f.bins, "bins", 10, "bins of the light-score reliability table")
-	fs.StringVar(&f.shard, "shard", "", "inspect only shard `i/n` of the sample (1 <= i <= n); combine the shard reports with evalcal merge")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: evalcal run [flags] PATH...   (run dirs, or folders holding them)")
-		fmt.Fprintln(stderr, "       evalcal run [flags] --inspections FILE")
-		fs.PrintDefaults()
+// Bounds checked before any work.
+const (
+	maxRepeat = 100
+	// llmRetries is the default --retries when a side is an LLM judge:
+	// rate limits and overloads are routine there.
+	llmRetries = 4
+)
+
+// newCmdRun builds `evalcal run`. runF, when not nil, replaces the
+// command's body (tests check flag parsing with it).
+func newCmdRun(f *factory, runF func(context.Context, *runOptions) error) *cobra.Command {
+	o := &runOptions{io: f.io}
+	c := &cobra.Command{
+		Use:   "run [flags] PATH...",
+		Short: "calibrate a light eval against a deep eval on completed runs",
+		Long: `Inspect each run at light then deep depth, compare the verdicts run by run, and
+write the calibration report. PATHs are run directories or folders holding them at
+any depth; --inspections FILE calibrates saved inspections instead (one JSON a line).
+
+Every finished inspection is cached by content (inspector identity, depth, run
+content hash): a rerun pays only for new or changed runs, and Ctrl-C loses nothing
+that finished. Progress goes to stderr: a bar on a terminal, a plain line every 10%
+or 30 s otherwise (CI logs), nothing with --quiet.`,
+		Example: `  evalcal run -o report.yaml testdata/runs
+  evalcal run --inspections testdata/inspections/twelve.jsonl --format json
+  evalcal run --inspector 'exec:sh testdata/inspectors/good.sh {run} {depth}' --jobs 8 --sample 6 testdata/runs
+  evalcal run --require 'agreement.lower >= 60' --baseline last.yaml -o tonight.yaml runs/`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.args, o.Paths = f.args, args
+			o.Output.formatGiven = c.Flags().Changed("format")
+			o.retriesGiven = c.Flags().Changed("retries")
+			o.judgeSeedGiven = c.Flags().Changed("judge-seed")
+			o.temperatureGiven = c.Flags().Changed("temperature")
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), o)
+			}
+			return runRun(c.Context(), o)
+		},
 	}
-	if err := parseFlags(fs, args); err != nil {
+	c.Annotations = map[string]string{usageAnnotation: "evalcal run [flags] PATH...              (run dirs, or folders holding them)\nevalcal run [flags] --inspections FILE   (saved inspections, one JSON a line)"}
+	o.addFlags(c.Flags())
+	return c
+}
+
+// addFlags defines run's flags on fs.
+func (o *runOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Inspector, "inspector", "builtin", "`SPEC` of the inspector at both depths: "+specKinds)
+	fs.StringVar(&o.Light, "light", "", "`SPEC` of the light inspector (default: --inspector)")
+	fs.StringVar(&o.Deep, "deep", "", "`SPEC` of the deep inspector (default: --inspector); saved:FILE calibrates against your labels")
+	fs.StringVar(&o.Inspections, "inspections", "", "saved inspections `FILE` (JSONL); same as --inspector saved:FILE")
+	fs.IntVar(&o.Sample, "sample", 0, "calibrate on a diverse subset of `N` runs (0 = all valid runs)")
+	fs.Int64Var(&o.Seed, "seed", 1, "`SEED` of the diverse subset (0 or more)")
+	fs.BoolVar(&o.AllowHomogeneous, "allow-homogeneous", false, "accept runs that all come from one system")
+	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "`N` runs inspected at once (at least 1)")
+	fs.Lookup("jobs").DefValue = "number of CPUs" // the help shows no machine's count
+	fs.IntVar(&o.Retries, "retries", runner.DefaultRetries, "`N` retries of a transiently failing inspector call")
+	fs.DurationVar(&o.Timeout, "timeout", runner.DefaultTimeout, "time limit (`DURATION`) of one inspector call")
+	fs.StringVar(&o.CacheDir, "cache", "", "inspection cache `DIR` (default: the user cache dir's evalcal/inspections)")
+	fs.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the inspection cache")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr (warnings and the summary still print)")
+	fs.IntVar(&o.Bins, "bins", 10, fmt.Sprintf("`N` bins of the light-score reliability table (1..%d)", maxBins))
+	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d); combine the shard reports with evalcal merge", calibrate.MaxShards))
+	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
+	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
+	fs.IntVar(&o.DeepSample, "deep-sample", 0, "inspect only `N` runs at depth deep (a seeded subset); light inspects every run")
+	fs.Float64Var(&o.DeepFraction, "deep-fraction", 0, "inspect this `FRACTION` (0 < F <= 1) of the runs at depth deep")
+	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, or uncertain (more deep where light is least sure)")
+	fs.StringVar(&o.DeepSubset, "deep-subset", "", "how a deep source covering some runs only chose them: random (`HOW`); unset, random is assumed and the report says so")
+	fs.IntVar(&o.Repeat, "repeat", 1, fmt.Sprintf("call each side `K` times per run (1..%d) to measure its repeatability", maxRepeat))
+	fs.StringVar(&o.BaseURL, "base-url", "", "API base `URL` of both LLM sides (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
+	fs.StringVar(&o.LightBaseURL, "light-base-url", "", "API base `URL` of the light LLM judge (overrides --base-url)")
+	fs.StringVar(&o.DeepBaseURL, "deep-base-url", "", "API base `URL` of the deep LLM judge (overrides --base-url)")
+	fs.StringVar(&o.LightKeyFile, "light-key-file", "", "read the light judge's API key from `FILE` (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	fs.StringVar(&o.DeepKeyFile, "deep-key-file", "", "read the deep judge's API key from `FILE`")
+	fs.StringVar(&o.LightPrompt, "light-prompt", "", "prompt template `FILE` of the light LLM judge (default: built in)")
+	fs.StringVar(&o.DeepPrompt, "deep-prompt", "", "prompt template `FILE` of the deep LLM judge (default: built in)")
+	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling `T` of the LLM judges (0..2)")
+	fs.Int64Var(&o.MaxOutputTokens, "max-output-tokens", 0, "`N` tokens at most in one LLM answer (default: the judge's)")
+	fs.Int64Var(&o.PromptTokens, "prompt-tokens", 0, "token budget `N` for a run's files in one LLM prompt (default: the judge's)")
+	fs.Int64Var(&o.JudgeSeed, "judge-seed", 0, "`SEED` sent to OpenAI judges (not sent unless given)")
+	fs.Float64Var(&o.RPM, "rpm", 0, "at most `N` requests per minute to each side (0 = no limit)")
+	fs.StringArrayVar(&o.Prices, "price", nil, "`MODEL=IN/OUT[/CACHED]` price in USD per million tokens (repeatable)")
+	fs.StringVar(&o.PriceFile, "price-file", "", "YAML `FILE` of prices: MODEL: {input: X, output: Y, cached_input: Z}")
+	fs.Float64Var(&o.MaxCost, "max-cost", 0, "hard budget in `USD` over both sides: no call starts that could exceed it; exit 4 when it stopped calls")
+	fs.DurationVar(&o.MaxRetryWait, "max-retry-wait", runner.DefaultMaxRetryWait, "longest `DURATION` a server may ask to wait (Retry-After) before a call is failed instead")
+	o.Output.addFlags(fs, "report", "yaml", reportFormats)
+}
+
+// validate checks every flag and argument before any work, naming the
+// flag at fault.
+func (o *runOptions) validate() error {
+	if o.Inspections != "" {
+		if o.Inspector != "builtin" {
+			return usageErrorf("run: give --inspections or --inspector, not both")
+		}
+		o.Inspector = "saved:" + o.Inspections
+	}
+	if o.Light == "" {
+		o.Light = o.Inspector
+	}
+	if o.Deep == "" {
+		o.Deep = o.Inspector
+	}
+	for _, c := range []struct{ flag, spec string }{{"inspector", o.Inspector}, {"light", o.Light}, {"deep", o.Deep}} {
+		if err := checkSpec(c.flag, c.spec); err != nil {
+			return err
+		}
+	}
+	bothSaved := strings.HasPrefix(o.Light, "saved:") && strings.HasPrefix(o.Deep, "saved:")
+	switch {
+	case o.Inspections != "" && len(o.Paths) > 0:
+		return usageErrorf("run: give run PATHs or --inspections FILE, not both")
+	case !bothSaved && len(o.Paths) == 0:
+		return usageErrorHint("Run 'evalcal run --help' for usage.", "run: no run PATH given (or use --inspections FILE)")
+	case bothSaved && len(o.Paths) > 0:
+		return usageErrorf("run: saved inspections on both sides take no run PATHs")
+	case o.Jobs < 1:
+		return usageErrorf("run: --jobs must be at least 1, got %d", o.Jobs)
+	case o.Retries < 0:
+		return usageErrorf("run: --retries must be 0 or more, got %d", o.Retries)
+	case o.Timeout <= 0:
+		return usageErrorf("run: --timeout must be positive, got %s", o.Timeout)
+	case o.Sample < 0:
+		return usageErrorf("run: --sample must be 0 (all) or more, got %d", o.Sample)
+	case o.Seed < 0:
+		return usageErrorf("run: --seed must be 0 or more, got %d", o.Seed)
+	case o.Bins < 1 || o.Bins > maxBins:
+		return usageErrorf("run: --bins must be in [1, %d], got %d", maxBins, o.Bins)
+	case o.Shard != "" && (len(o.Requires) > 0 || o.Baseline != ""):
+		return usageErrorf("run: --require and --baseline apply to the whole sample: give them to evalcal merge, not to a shard")
+	case o.NoCache && o.CacheDir != "":
+		return usageErrorf("run: give --cache or --no-cache, not both")
+	case o.DeepSample < 0:
+		return usageErrorf("run: --deep-sample must be 0 (every run) or more, got %d", o.DeepSample)
+	case math.IsNaN(o.DeepFraction) || o.DeepFraction < 0 || o.DeepFraction > 1:
+		return usageErrorf("run: --deep-fraction must be in (0, 1], got %v", o.DeepFraction)
+	case o.DeepSample > 0 && o.DeepFraction > 0:
+		return usageErrorf("run: give --deep-sample or --deep-fraction, not both")
+	case o.DeepPolicy != calibrate.PolicyUniform && o.DeepPolicy != calibrate.PolicyUncertain:
+		return usageErrorf("run: --deep-policy must be uniform or uncertain, got %q", o.DeepPolicy)
+	case o.DeepSubset != "" && o.DeepSubset != "random":
+		return usageErrorf("run: --deep-subset must be random, got %q", o.DeepSubset)
+	case o.Repeat < 1 || o.Repeat > maxRepeat:
+		return usageErrorf("run: --repeat must be in [1, %d], got %d", maxRepeat, o.Repeat)
+	case math.IsNaN(o.Temperature) || o.Temperature < 0 || o.Temperature > 2:
+		return usageErrorf("run: --temperature must be in [0, 2], got %v", o.Temperature)
+	case o.MaxOutputTokens < 0 || o.PromptTokens < 0:
+		return usageErrorf("run: --max-output-tokens and --prompt-tokens must be 0 (default) or more")
+	case math.IsNaN(o.RPM) || o.RPM < 0 || math.IsInf(o.RPM, 0):
+		return usageErrorf("run: --rpm must be 0 (no limit) or more, got %v", o.RPM)
+	case math.IsNaN(o.MaxCost) || o.MaxCost < 0 || math.IsInf(o.MaxCost, 0):
+		return usageErrorf("run: --max-cost must be a finite amount of USD, got %v", o.MaxCost)
+	case o.MaxRetryWait <= 0:
+		return usageErrorf("run: --max-retry-wait must be positive, got %s", o.MaxRetryWait)
+	}
+	for _, p := range o.Prices {
+		if _, _, err := parsePrice(p); err != nil {
+			return usageErrorf("run: --price: %v", err)
+		}
+	}
+	if err := o.Output.resolve("run", reportFormats...); err != nil {
 		return err
 	}
-	f.paths = fs.Args()
-	if err := f.check(); err != nil {
-		return err
+	if o.Shard != "" {
+		i, n, err := shardFromFlag(o.Shard)
+		if err != nil {
+			return usageErrorf("run: --shard: %v", err)
+		}
+		o.shardIndex, o.shardCount = i, n
 	}
+	inputs := []string{o.Baseline, o.PriceFile, o.LightPrompt, o.DeepPrompt}
+	for _, spec := range []string{o.Light, o.Deep} {
+		if rest, ok := strings.CutPrefix(spec, "saved:"); ok {
+			inputs = append(inputs, rest)
+		}
+	}
+	return o.Output.check("run", o.io.Out, inputs...)
+}
 
-	gs, err := parseGates(f.requires, report.Report{}, f.baseline != "")
+// reportFormats are the formats of a calibration report.
+var reportFormats = []string{"yaml", "json", "markdown", "md", "html"}
+
+// runRun is evalcal run's body, after validate: it builds the two
+// inspectors and calls the pipeline (calibrate.Run), then writes the report.
+func runRun(ctx context.Context, o *runOptions) error {
+	stderr := o.io.ErrOut
+	gs, err := parseGates(o.Requires, report.Report{}, o.Baseline != "")
 	if err != nil {
 		return err
 	}
 	var baseline *report.Report
-	if f.baseline != "" {
-		if baseline, err = report.ReadReport(f.baseline); err != nil {
-			return inputError(fmt.Errorf("run: -baseline: %w", err))
+	if o.Baseline != "" {
+		if baseline, err = readReportFile(o.Baseline); err != nil {
+			return inputError(fmt.Errorf("run: --baseline: %w", err))
 		}
 	}
-
-	insp, runs, err := f.openInspector()
+	s, err := openSides(ctx, o)
 	if err != nil {
 		return err
 	}
-	if len(f.paths) > 0 {
-		runs, err = sampler.Discover(f.paths)
-		if err != nil {
-			return inputError(err)
-		}
-	}
-	sample, err := sampler.Select(runs, sampler.SelectOptions{N: f.sample, Seed: f.seed, AllowHomogeneous: f.allowHomogeneous})
+	opts, err := o.runnerOptions(s)
 	if err != nil {
-		for _, r := range sample.Invalid {
-			fmt.Fprintf(stderr, "evalcal: invalid run %s: %s\n", displayPath(r), r.Invalid)
-		}
-		return inputError(err)
+		return err
 	}
-
-	opts := runner.DefaultOptions()
-	opts.Jobs, opts.Retries, opts.Timeout = f.jobs, f.retries, f.timeout
-	opts.Progress = stderr
-	if !f.noCache {
-		dir := f.cacheDir
-		if dir == "" {
-			base, err := os.UserCacheDir()
-			if err != nil {
-				return usageErrorf("run: no user cache dir (%v); give --cache DIR or --no-cache", err)
-			}
-			dir = filepath.Join(base, "evalcal", "inspections")
-		}
-		if opts.Cache, err = runner.OpenCache(dir); err != nil {
-			return err
-		}
+	if !o.NoCache {
+		opts.Cache = openCache(o.CacheDir, stderr)
 	}
-	res, err := runner.Run(ctx, shardRuns(sample.Runs, f.shardIndex, f.shardCount), insp, opts)
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "evalcal: interrupted; %d finished inspections are kept in the cache\n", 2*len(res.Pairs)+len(res.Unpaired))
+	cfg := calibrate.Config{
+		Paths: o.Paths, Runs: s.runs, Light: s.light, Deep: s.deep, LightSpec: o.Light, DeepSpec: o.Deep,
+		Sample:     sampler.SelectOptions{N: o.Sample, Seed: o.Seed, AllowHomogeneous: o.AllowHomogeneous},
+		ShardIndex: o.shardIndex, ShardCount: o.shardCount,
+		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
+			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
+		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
+	}
+	rep, err := calibrate.Run(ctx, cfg)
+	var sampleErr *calibrate.SampleError
+	var stop *runner.StopError
+	switch {
+	case errors.As(err, &sampleErr):
+		summarise(stderr, len(sampleErr.Invalid), "invalid run", "sample.invalid", invalidRunItems(sampleErr.Invalid))
+		return inputError(sampleErr.Err)
+	case errors.As(err, &stop):
+		// One clear line, exit 2: a misconfiguration, not N failures.
+		return inputError(fmt.Errorf("run stopped: %w", err))
+	case errors.Is(err, context.Canceled):
+		kept := 0
+		if rep != nil {
+			kept = rep.Cost.Light.Inspections - rep.Cost.Light.CacheHits + rep.Cost.Deep.Inspections - rep.Cost.Deep.CacheHits
+		}
+		if opts.Cache != nil {
+			fmt.Fprintf(stderr, "evalcal: interrupted; %d finished inspections are kept in the cache\n", kept)
+		} else {
+			fmt.Fprintf(stderr, "evalcal: interrupted; no cache in use, so the %d finished inspections are not kept\n", kept)
 		}
 		return fmt.Errorf("run: %w", err)
+	case err != nil:
+		return inputError(err)
 	}
+	summarise(stderr, len(rep.Sample.Invalid), "invalid run", "sample.invalid", reportInvalidItems(rep.Sample.Invalid))
+	fmt.Fprintf(stderr, "evalcal: %d inspector calls, %d from cache, %d failures\n",
+		rep.Cost.Light.Calls+rep.Cost.Deep.Calls, rep.Cost.Light.CacheHits+rep.Cost.Deep.CacheHits, len(rep.Failures))
+	summarise(stderr, len(rep.Failures), "failed inspection", "failures", failureItems(rep.Failures))
 
-	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "evalcal: %s\n", w)
-	}
-	fmt.Fprintf(stderr, "evalcal: %d inspector calls, %d from cache, %d failures\n", res.Calls, res.CacheHits, len(res.Failures))
-	rep := newRunReport(f, args, insp.Identity(), sample)
-	if u, ok := insp.(interface{ Unattributed() []string }); ok {
-		rep.Sample.Rejected = u.Unattributed()
-	}
-	fillResults(rep, comparator.Compare(res.Pairs), res.Failures, f.bins)
-
-	return finishReport(rep, baseline, gs, f.format, f.out, stdout, stderr, func() error {
-		if len(res.Pairs) == 0 {
-			return fmt.Errorf("run: no run got both inspections (%d failures; see the report)", len(res.Failures))
+	return finishReport(ctx, rep, baseline, gs, &o.Output, o.io, func() error {
+		if rep.Cost.BudgetStopped {
+			return budgetError(fmt.Errorf("run: the --max-cost budget of $%s stopped the calls (spent $%s); the report covers what was inspected",
+				strconv.FormatFloat(o.MaxCost, 'f', -1, 64), spentUSD(rep.Cost)))
+		}
+		if len(rep.Comparisons) == 0 {
+			return fmt.Errorf("run: no run got both inspections (%d failures; see the report)", len(rep.Failures))
 		}
 		return nil
 	})
 }
 
+// runnerOptions are the runner's options from the flags: jobs, retries
+// (more by default for LLM judges), timeouts, rate limits, prices and the
+// budget. --max-cost needs a price for every billed model, so that an
+// unpriced model can never slip past it.
+func (o *runOptions) runnerOptions(s sides) (runner.Options, error) {
+	opts := runner.DefaultOptions()
+	opts.Jobs, opts.Retries, opts.Timeout = o.Jobs, o.Retries, o.Timeout
+	if s.llm && !o.retriesGiven {
+		opts.Retries = llmRetries
+	}
+	opts.MaxRetryWait = o.MaxRetryWait
+	opts.Repeat = o.Repeat
+	if !o.Quiet {
+		opts.Progress = o.io.ErrOut
+	}
+	pr := prices{}
+	if o.PriceFile != "" {
+		var err error
+		if pr, err = readPriceFile(o.PriceFile); err != nil {
+			return opts, inputError(fmt.Errorf("run: --price-file: %w", err))
+		}
+	}
+	for _, p := range o.Prices {
+		model, price, _ := parsePrice(p) // checked by validate
+		pr[model] = price
+	}
+	opts.Light = runner.SideOptions{RPM: o.RPM, Price: pr.priceOf(s.light)}
+	opts.Deep = runner.SideOptions{RPM: o.RPM, Price: pr.priceOf(s.deep)}
+	if o.MaxCost > 0 {
+		for _, side := range []struct {
+			name string
+			in   runner.Inspector
+			p    *runner.Price
+		}{{"light", s.light, opts.Light.Price}, {"deep", s.deep, opts.Deep.Price}} {
+			if b, ok := side.in.(runner.Billed); ok && side.p == nil {
+				return opts, usageErrorf("run: --max-cost needs the price of every model used; the %s side's model %s has none (give --price %s=IN/OUT)",
+					side.name, b.Model(), b.Model())
+			}
+		}
+		opts.MaxUSD = o.MaxCost
+	}
+	return opts, nil
+}
+
+// spentUSD is what both sides spent, for a message.
+func spentUSD(c report.Cost) string {
+	total := 0.0
+	for _, u := range []*float64{c.Light.USD, c.Deep.USD} {
+		if u != nil {
+			total += *u
+		}
+	}
+	return strconv.FormatFloat(total, 'f', 4, 64)
+}
+
+// shardFromFlag reads --shard: "i/n", or "auto" to take i and n from the
+// job runner's environment, or "auto/N" to take i alone from it.
+func shardFromFlag(s string) (int, int, error) {
+	if s != "auto" && !strings.HasPrefix(s, "auto/") {
+		return calibrate.ParseShard(s)
+	}
+	spec, err := autoShard(os.Getenv, strings.TrimPrefix(strings.TrimPrefix(s, "auto"), "/"))
+	if err != nil {
+		return 0, 0, err
+	}
+	return calibrate.ParseShard(spec)
+}
+
+// autoShard finds "i/n" in the environment: EVALCAL_SHARD ("i/n"), GitLab
+// (CI_NODE_INDEX 1-based, CI_NODE_TOTAL), CircleCI (CIRCLE_NODE_INDEX
+// 0-based, CIRCLE_NODE_TOTAL), Buildkite (BUILDKITE_PARALLEL_JOB 0-based,
+// BUILDKITE_PARALLEL_JOB_COUNT) and Kubernetes indexed jobs
+// (JOB_COMPLETION_INDEX 0-based; n from "auto/N"). count, when not empty,
+// is n as given on the command line.
+func autoShard(getenv func(string) string, count string) (string, error) {
+	if v := getenv("EVALCAL_SHARD"); v != "" {
+		return v, nil
+	}
+	for _, e := range []struct {
+		index, total string
+		base         int
+	}{
+		{"CI_NODE_INDEX", "CI_NODE_TOTAL", 1},
+		{"CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0},
+		{"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0},
+		{"JOB_COMPLETION_INDEX", "", 0},
+	} {
+		iv := getenv(e.index)
+		if iv == "" {
+			continue
+		}
+		i, err := strconv.Atoi(iv)
+		if err != nil {
+			return "", fmt.Errorf("auto: %s=%q is not a number", e.index, iv)
+		}
+		n := count
+		if e.total != "" && getenv(e.total) != "" {
+			n = getenv(e.total)
+		}
+		if n == "" {
+			return "", fmt.Errorf("auto: %s is set but the shard count is not: give --shard auto/N", e.index)
+		}
+		return fmt.Sprintf("%d/%s", i+1-e.base, n), nil
+	}
+	return "", fmt.Errorf("auto: no shard index in the environment (EVALCAL_SHARD, CI_NODE_INDEX, CIRCLE_NODE_INDEX, BUILDKITE_PARALLEL_JOB or JOB_COMPLETION_INDEX)")
+}
+
+// openCache opens the inspection cache in dir, or in the user cache
+// dir's evalcal/inspections when dir is "". One rule for every cache that
+// cannot be had (no user cache dir, a directory that cannot be created,
+// one that cannot be written: a file is created and removed there to
+// know): one warning on stderr, and the run goes on without a cache (nil).
+func openCache(dir string, stderr io.Writer) *runner.Cache {
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "evalcal: warning: no user cache dir (%v); going on without a cache (give --cache DIR to keep inspections)\n", err)
+			return nil
+		}
+		dir = filepath.Join(base, "evalcal", "inspections")
+	}
+	c, err := runner.OpenCache(dir)
+	if err == nil {
+		var probe *os.File
+		if probe, err = os.CreateTemp(dir, ".probe-*"); err == nil {
+			name := probe.Name()
+			_ = probe.Close()
+			_ = os.Remove(name)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "evalcal: warning: cache %s cannot be used (%v); going on without a cache\n", dir, unwrapPathError(err))
+		return nil
+	}
+	return c
+}
+
+// invalidRunItems formats invalid runs as "path: reason".
+func invalidRunItems(runs []sampler.Run) []string {
+	var items []string
+	for i := 0; i < len(runs) && i < listedOnStderr; i++ {
+		items = append(items, fmt.Sprintf("%s: %s", displayPath(runs[i]), runs[i].Invalid))
+	}
+	return items
+}
+
+// reportInvalidItems formats a report's invalid runs as "path: reason".
+func reportInvalidItems(runs []report.Invalid) []string {
+	var items []string
+	for i := 0; i < len(runs) && i < listedOnStderr; i++ {
+		p := runs[i].Path
+		if p == "" {
+			p = runs[i].ID
+		}
+		items = append(items, fmt.Sprintf("%s: %s", p, runs[i].Reason))
+	}
+	return items
+}
+
+// failureItems formats failed inspections as "run depth: reason".
+func failureItems(fs []runner.Failure) []string {
+	var items []string
+	for i := 0; i < len(fs) && i < listedOnStderr; i++ {
+		items = append(items, fmt.Sprintf("%s %s: %s", fs[i].RunID, fs[i].Depth, fs[i].Reason))
+	}
+	return items
+}
+
+// readReportFile reads a calibration report from a regular file.
+func readReportFile(path string) (*report.Report, error) {
+	if err := checkRegular(path); err != nil {
+		return nil, err
+	}
+	return report.ReadReport(path)
+}
+
 // finishReport adds the trend against baseline (when given), checks the
-// gates on the finished report and records them in it, writes it, prints
-// one summary line and one line per failed gate on stderr, and returns
-// the error that decides the exit code: after is the work's own verdict
-// (exit 1), then an unmet gate (exit 3).
-func finishReport(rep *report.Report, baseline *report.Report, gs []gates.Gate, format, out string, stdout, stderr io.Writer, after func() error) error {
+// gates on the finished report and records them in it, summarises its
+// warnings on stderr, writes it, prints one summary line and one line per
+// failed gate on stderr, and returns the error that decides the exit
+// code: an interrupt (exit 130, nothing written), then after, the work's
+// own verdict (exit 1), then an unmet gate (exit 3).
+func finishReport(ctx context.Context, rep *report.Report, baseline *report.Report, gs []gates.Gate, out *outputOptions, streams ioStreams, after func() error) error {
+	stderr := streams.ErrOut
 	if baseline != nil {
 		t := report.CompareReports(baseline, rep)
 		rep.Trend = &t
@@ -175,23 +541,23 @@ func finishReport(rep *report.Report, baseline *report.Report, gs []gates.Gate, 
 		results = gates.Check(gs, rep)
 		rep.Gates = results
 	}
-	data, err := renderFormats[format](rep)
+	report.Summarize(rep)
+	data, err := renderFormats[out.Format](rep)
 	if err != nil {
 		return err
 	}
-	if err := writeDocument(stdout, out, data); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if out != "" && out != "-" {
-		fmt.Fprintf(stderr, "evalcal: report written to %s\n", out)
+	summarise(stderr, len(rep.Warnings), "warning", "warnings", rep.Warnings)
+	if err := out.write(streams.Out, data); err != nil {
+		return err
 	}
-	fmt.Fprintf(stderr, "evalcal: %d runs, agreement %.1f%% [%.1f, %.1f], confidence %s, bias %s\n",
-		rep.SampleSize, rep.AgreementRate.Percent, rep.AgreementRate.Wilson95.Lower, rep.AgreementRate.Wilson95.Upper,
-		rep.Confidence, rep.BiasDirection)
-	if len(rep.Recommendations) > 0 {
-		top := rep.Recommendations[0]
-		fmt.Fprintf(stderr, "evalcal: priority 1: %s (agreement %.1f%% if resolved)\n", top.Target, top.ExpectedImpact.AgreementPercent)
+	if out.toFile() {
+		fmt.Fprintf(stderr, "evalcal: report written to %s\n", out.Path)
 	}
+	// The answer, in the one line a CI log shows.
+	fmt.Fprintf(stderr, "evalcal: %s: %s\n", rep.Summary.Trust, rep.Summary.Sentence)
 	if err := after(); err != nil {
 		return err
 	}
@@ -221,247 +587,62 @@ func parseGates(exprs []string, doc any, hasBaseline bool) ([]gates.Gate, error)
 	}
 	gs, err := gates.Parse(exprs)
 	if err != nil {
-		return nil, usageErrorf("-require: %v", err)
+		return nil, usageErrorf("--require: %v", err)
 	}
 	if err := gates.Validate(gs, doc); err != nil {
-		return nil, usageErrorf("-require: %v", err)
+		return nil, usageErrorf("--require: %v", err)
 	}
 	for _, g := range gs {
 		if !hasBaseline && (g.Field == "trend" || strings.HasPrefix(g.Field, "trend.")) {
-			return nil, usageErrorf("-require %q names a trend field, which needs -baseline PREVIOUS_REPORT", g.Expr)
+			return nil, usageErrorf("--require %q names a trend field, which needs --baseline PREVIOUS_REPORT", g.Expr)
 		}
 	}
 	return gs, nil
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ", ") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
-
-func (f *runFlags) check() error {
-	switch {
-	case f.inspections != "" && f.inspector != "builtin":
-		return usageErrorf("run: give --inspections or --inspector, not both")
-	case f.inspections != "" && len(f.paths) > 0:
-		return usageErrorf("run: give run PATHs or --inspections FILE, not both")
-	case f.inspections == "" && !strings.HasPrefix(f.inspector, "saved:") && len(f.paths) == 0:
-		return usageErrorf("run: no run PATH given (or use --inspections FILE)")
-	case strings.HasPrefix(f.inspector, "saved:") && len(f.paths) > 0:
-		return usageErrorf("run: --inspector saved:FILE takes no run PATHs")
-	case f.jobs < 1:
-		return usageErrorf("run: -jobs must be at least 1, got %d", f.jobs)
-	case f.retries < 0:
-		return usageErrorf("run: -retries must be 0 or more, got %d", f.retries)
-	case f.timeout <= 0:
-		return usageErrorf("run: -timeout must be positive, got %s", f.timeout)
-	case f.sample < 0:
-		return usageErrorf("run: -sample must be 0 (all) or more, got %d", f.sample)
-	case f.seed < 0:
-		return usageErrorf("run: -seed must be 0 or more, got %d", f.seed)
-	case f.bins < 1:
-		return usageErrorf("run: -bins must be at least 1, got %d", f.bins)
-	case !validReportFormat(f.format):
-		return usageErrorf("run: -format must be yaml, json, markdown or html, got %q", f.format)
-	case f.shard != "" && (len(f.requires) > 0 || f.baseline != ""):
-		return usageErrorf("run: -require and -baseline apply to the whole sample: give them to evalcal merge, not to a shard")
-	case f.noCache && f.cacheDir != "":
-		return usageErrorf("run: give --cache or --no-cache, not both")
-	}
-	if f.shard != "" {
-		i, n, err := parseShard(f.shard)
-		if err != nil {
-			return usageErrorf("run: -shard: %v", err)
-		}
-		f.shardIndex, f.shardCount = i, n
-	}
-	if f.inspections != "" {
-		f.inspector = "saved:" + f.inspections
-	}
-	switch {
-	case f.inspector == "builtin", strings.HasPrefix(f.inspector, "exec:") && len(f.inspector) > 5,
-		strings.HasPrefix(f.inspector, "saved:") && len(f.inspector) > 6:
-		return nil
-	}
-	return usageErrorf("run: -inspector must be builtin, exec:COMMAND or saved:FILE, got %q", f.inspector)
+// recordedArgs is the command line as it can be run again: "evalcal run"
+// and the arguments without the flags that cannot change the report's
+// content.
+func recordedArgs(args []string) []string {
+	return append([]string{"evalcal", "run"}, dropFlags(args, volatileRunFlags...)...)
 }
 
-// openInspector builds the inspector; a saved one also yields its runs.
-func (f *runFlags) openInspector() (runner.Inspector, []sampler.Run, error) {
-	switch {
-	case strings.HasPrefix(f.inspector, "exec:"):
-		in, err := execinspector.New(strings.TrimPrefix(f.inspector, "exec:"))
-		if err != nil {
-			return nil, nil, usageErrorf("run: -inspector: %v", err)
-		}
-		return in, nil, nil
-	case strings.HasPrefix(f.inspector, "saved:"):
-		in, runs, err := saved.Load(strings.TrimPrefix(f.inspector, "saved:"))
-		if err != nil {
-			return nil, nil, inputError(err)
-		}
-		return in, runs, nil
-	}
-	return builtin.New(), nil, nil
-}
+// valueFlags are the long flags of every command that take a value, and
+// shorthands maps each shorthand to its long flag: dropFlags needs both.
+var (
+	valueFlags = map[string]bool{"jobs": true, "cache": true, "output": true, "shard": true, "format": true,
+		"rpm": true, "light-key-file": true, "deep-key-file": true}
+	shorthands = map[string]string{"o": "output"}
+)
 
-// newRunReport starts a report: what it was computed from and the whole
-// sample (also in a shard's report, so that shards merge exactly).
-func newRunReport(f runFlags, args []string, identity string, sample sampler.Sample) *report.Report {
-	rep := &report.Report{
-		SchemaVersion: report.SchemaVersion,
-		GeneratedBy:   "evalcal " + version,
-		Inputs: report.Inputs{
-			Paths:       nonNilStrings(f.paths),
-			Inspector:   identity,
-			Seed:        uint64(f.seed),
-			SampleLimit: f.sample,
-			Bins:        f.bins,
-			Shard:       f.shard,
-			ContentHash: sampleHash(sample.Runs),
-			CommandLine: recordedArgs(args),
-		},
+// dropFlags returns args without the named long flags, in --name,
+// --name=v and --name v form, and without their shorthands (-o v, -ov,
+// -o=v). args are as runIO leaves them: single-dash long flags already
+// rewritten. "--" ends the flags.
+func dropFlags(args []string, names ...string) []string {
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
 	}
-	if strings.HasPrefix(f.inspector, "saved:") {
-		rep.Inputs.Inspections = strings.TrimPrefix(f.inspector, "saved:")
-	}
-	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
-	for _, r := range sample.Runs {
-		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
-			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),
-			Services: len(r.ServicesDeclared), SizeBytes: r.SizeBytes, Path: filepath.ToSlash(r.Path),
-			ContentHash: r.ContentHash, Warnings: r.Warnings,
-		})
-	}
-	for _, r := range sample.Invalid {
-		rep.Sample.Invalid = append(rep.Sample.Invalid, report.Invalid{ID: r.ID, Path: filepath.ToSlash(r.Path), Reason: r.Invalid})
-	}
-	return rep
-}
-
-// fillResults computes everything that follows from the comparisons and
-// failures: statistics, recommendations and warnings. run and merge both
-// use it, which is why merged shards equal one unsharded run.
-func fillResults(rep *report.Report, cs []comparator.Comparison, failures []runner.Failure, bins int) {
-	st := aggregate.Compute(cs, aggregate.Options{Bins: bins})
-	rep.SampleSize = st.SampleSize
-	rep.AgreementRate = st.AgreementRate
-	rep.AgreementBySystem = st.AgreementBySystem
-	rep.ScoreCorrelation = st.ScoreCorrelation
-	rep.MeanScoreDelta = st.MeanScoreDelta
-	rep.BiasDirection = st.BiasDirection
-	rep.DisagreementBreakdown = st.DisagreementBreakdown
-	rep.Confidence = st.Confidence
-	rep.Preliminary = st.Preliminary
-	rep.Kappa = st.Kappa
-	rep.Confusion = st.Confusion
-	rep.Forecast = st.Forecast
-	rep.Disagreements = st.Disagreements
-	rep.Comparisons = nonNilComparisons(cs)
-	rep.Failures = failures
-	if rep.Failures == nil {
-		rep.Failures = []runner.Failure{}
-	}
-	rep.Partial = len(failures) > 0
-	rep.Recommendations = advisor.Advise(cs, st)
-	rep.Warnings = append([]string{}, st.Warnings...)
-	if rep.Partial {
-		failed := map[string]bool{}
-		for _, f := range failures {
-			failed[f.RunID] = true
-		}
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("partial: %d inspections of %d runs failed; statistics cover %d runs",
-			len(failures), len(failed), len(cs)))
-	}
-	if rep.Inputs.Shard != "" {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("shard %s: statistics cover this shard only; combine all shards with evalcal merge", rep.Inputs.Shard))
-	}
-	withWarnings := 0
-	for _, r := range rep.Sample.Runs {
-		if len(r.Warnings) > 0 {
-			withWarnings++
-		}
-	}
-	if withWarnings > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
-	}
-	if n := rep.Inputs.SampleLimit; n > len(rep.Sample.Runs) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", n, len(rep.Sample.Runs)))
-	}
-	for _, line := range rep.Sample.Rejected {
-		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
-	}
-}
-
-func validReportFormat(format string) bool {
-	_, ok := renderFormats[format]
-	return ok
-}
-
-// parseShard reads "i/n" with 1 <= i <= n.
-func parseShard(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("want i/n with 1 <= i <= n, got %q", s)
-	}
-	return i, n, nil
-}
-
-// shardRuns keeps the runs of shard i of n: the runs at positions
-// i-1, i-1+n, i-1+2n, ... of the sample (sorted by id), so shards differ
-// in size by at most one run. n = 0 keeps every run.
-func shardRuns(runs []sampler.Run, i, n int) []sampler.Run {
-	if n <= 1 {
-		return runs
-	}
-	var out []sampler.Run
-	for k := i - 1; k < len(runs); k += n {
-		out = append(out, runs[k])
-	}
-	return out
-}
-
-// sampleHash is the SHA-256 over the runs' ids and content hashes in id
-// order: it changes when any sampled run changes.
-func sampleHash(runs []sampler.Run) string {
-	lines := make([]string, 0, len(runs))
-	for _, r := range runs {
-		lines = append(lines, r.ID+"\x00"+r.ContentHash)
-	}
-	sort.Strings(lines)
-	h := sha256.New()
-	for _, l := range lines {
-		io.WriteString(h, l+"\n")
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// recordedArgs drops the flags that cannot change the report's content.
-func recordedArgs(args []string) []string { return dropFlags(args, volatileRunFlags) }
-
-// dropFlags returns args without the named flags (in -f, --f, -f=v or
-// --f=v form) and, for a flag whose map value is true, the value that
-// follows it. "--" ends the flags.
-func dropFlags(args []string, flags map[string]bool) []string {
 	out := []string{}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" {
-			out = append(out, args[i:]...)
-			break
-		}
-		name := strings.TrimLeft(a, "-")
-		if strings.HasPrefix(a, "-") && name != "" {
-			key, _, hasValue := strings.Cut(name, "=")
-			if takesValue, ok := flags[key]; ok {
-				if takesValue && !hasValue {
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case strings.HasPrefix(a, "--"):
+			name, _, inline := strings.Cut(a[2:], "=")
+			if drop[name] {
+				if valueFlags[name] && !inline {
 					i++
 				}
 				continue
 			}
+		case len(a) >= 2 && a[0] == '-' && drop[shorthands[a[1:2]]]:
+			if len(a) == 2 {
+				i++ // -o v
+			}
+			continue // -ov, -o=v
 		}
 		out = append(out, a)
 	}
@@ -473,18 +654,4 @@ func displayPath(r sampler.Run) string {
 		return r.Path
 	}
 	return r.ID
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func nonNilComparisons(cs []comparator.Comparison) []comparator.Comparison {
-	if cs == nil {
-		return []comparator.Comparison{}
-	}
-	return cs
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,11 +54,33 @@ func TestRunReportIsByteIdenticalAcrossJobsAndCache(t *testing.T) {
 			t.Errorf("warm cache rerun made inspector calls: %s", stderr)
 		}
 	}
+	// Byte-identical whatever --jobs is; a cached rerun differs only in
+	// its cost section, which counts this execution's calls and cache hits.
 	for i := 1; i < len(reports); i++ {
-		if reports[i] != reports[0] {
+		if i < 2 && reports[i] != reports[0] {
 			t.Errorf("report %d differs from report 0", i)
 		}
+		if withoutCost(t, reports[i]) != withoutCost(t, reports[0]) {
+			t.Errorf("report %d differs from report 0 outside its cost section", i)
+		}
 	}
+	if reports[3] != reports[2] && strings.Contains(reports[3], "cache_hits: 0\n") {
+		t.Errorf("the warm rerun's cost section does not count its cache hits")
+	}
+}
+
+// withoutCost is a YAML report with its cost section removed.
+func withoutCost(t *testing.T, doc string) string {
+	t.Helper()
+	start := strings.Index(doc, "\ncost:\n")
+	if start < 0 {
+		t.Fatalf("report has no cost section")
+	}
+	end := strings.Index(doc[start+1:], "\nrecommendations:")
+	if end < 0 {
+		t.Fatalf("report has no recommendations after cost")
+	}
+	return doc[:start] + doc[start+1+end:]
 }
 
 func TestRunReportHasEveryTopLevelKeyInOrder(t *testing.T) {
@@ -75,10 +98,12 @@ func TestRunReportHasEveryTopLevelKeyInOrder(t *testing.T) {
 	for i := 0; i < len(m.Content); i += 2 {
 		keys = append(keys, m.Content[i].Value)
 	}
-	want := []string{"schema_version", "generated_by", "inputs", "sample_size", "sample", "agreement_rate",
-		"score_correlation", "mean_score_delta", "bias_direction", "disagreement_breakdown", "confidence",
-		"preliminary", "kappa", "confusion", "forecast", "disagreements", "comparisons", "failures",
-		"recommendations", "warnings"}
+	// The answer first, statistics and recommendations next, the per-run
+	// listings last (schema version 2, issue 10).
+	want := []string{"schema_version", "generated_by", "summary", "inputs", "sample_size", "agreement_rate",
+		"agreement_clustered", "agreement_by_system", "kappa", "leniency", "confusion", "confidence", "preliminary",
+		"bias_direction", "score_correlation", "mean_score_delta", "disagreement_breakdown", "forecast", "cost",
+		"recommendations", "warnings", "partial", "disagreements", "comparisons", "failures", "sample"}
 	j := 0
 	for _, k := range keys {
 		if j < len(want) && k == want[j] {
@@ -241,7 +266,7 @@ func TestRunGoodExecInspectorWithWarmCacheCallsNothing(t *testing.T) {
 	if !strings.Contains(stderr, " 0 inspector calls, 12 from cache") {
 		t.Errorf("warm rerun made calls: %s", stderr)
 	}
-	if first != second {
+	if withoutCost(t, first) != withoutCost(t, second) {
 		t.Errorf("cached rerun gives another report")
 	}
 }
@@ -262,14 +287,16 @@ func TestRunWritesReportAtomicallyAndLeavesNoTemp(t *testing.T) {
 		t.Errorf("directory holds %d entries, want only the report", len(entries))
 	}
 	data, _ := os.ReadFile(target)
-	if !bytes.HasPrefix(data, []byte("schema_version: 1")) {
+	if !bytes.HasPrefix(data, []byte("schema_version: "+strconv.Itoa(report.SchemaVersion))) {
 		t.Errorf("report not replaced: %q", data[:20])
 	}
 }
 
 func TestRecordedCommandLineDropsVolatileFlags(t *testing.T) {
-	got := recordedArgs([]string{"--jobs", "8", "--seed", "3", "-jobs=2", "--cache", "/c", "--no-cache", "-o", "r.yaml", "x"})
-	want := []string{"--seed", "3", "x"}
+	// Arguments as runIO leaves them: single-dash long flags rewritten.
+	got := recordedArgs([]string{"--jobs", "8", "--seed", "3", "--jobs=2", "--cache", "/c", "--no-cache", "-o", "r.yaml",
+		"--quiet", "--output=a.json", "-ob.md", "-o=c.html", "--output", "d.yaml", "--shard", "1/2", "x", "--", "--jobs"})
+	want := []string{"evalcal", "run", "--seed", "3", "x", "--", "--jobs"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("recordedArgs = %v, want %v", got, want)
 	}

@@ -7,73 +7,88 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
-// version is evalcal's version, recorded in every report.
+// version is evalcal's version, recorded in every report (generated_by).
+// `evalcal version` prints the module version and VCS commit of the
+// binary when the build recorded them (see versionLine).
 const version = "0.1.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var stdout io.Writer = os.Stdout
+	if stdoutClosedAtStart() {
+		stdout = closedWriter{}
+	}
+	err := runIO(ctx, os.Args[1:], ioStreams{In: os.Stdin, Out: stdout, ErrOut: os.Stderr})
 	stop()
 	code := exitCode(err)
-	if err != nil && code != 0 {
-		fmt.Fprintf(os.Stderr, "evalcal: %v\n", err)
-	}
+	printError(os.Stderr, err)
 	os.Exit(code)
 }
 
-// command is one subcommand: it parses its own flags from args.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
-func commands() []command {
-	return []command{
-		{"run", "calibrate a light eval against a deep eval on completed runs", cmdRun},
-		{"merge", "combine the reports of the shards of one run (run --shard i/n) exactly", cmdMerge},
-		{"score", "score probability forecasts (Brier, calibration, Murphy, CORP, RPS)", cmdScore},
-		{"calls", "resolve trading calls against prices and score their confidence", cmdCalls},
-		{"gate", "decide candidate lessons on held-out evidence", cmdGate},
-		{"render", "render a saved report as markdown, html or json", cmdRender},
-		{"version", "print evalcal's version", cmdVersion},
-	}
-}
-
-// run is evalcal with its arguments (without the program name). Tests call
-// it in-process.
+// run is evalcal with its arguments (without the program name), reading
+// stdin from os.Stdin. Tests call it in-process; runIO takes every stream.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return usageErrorf("no command given")
-		}
-		return nil
-	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, args[1:], stdout, stderr)
-		}
-	}
-	usage(stderr)
-	return usageErrorf("unknown command %q", args[0])
+	return runIO(ctx, args, ioStreams{In: os.Stdin, Out: stdout, ErrOut: stderr})
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: evalcal COMMAND [flags] [args]")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintln(w, "\nRun 'evalcal COMMAND -h' for a command's flags.")
+// ioStreams are a command's input and outputs (the gh IOStreams pattern):
+// commands never touch os.Stdin, os.Stdout or os.Stderr, so a test gives
+// buffers.
+type ioStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
 }
 
-func cmdVersion(_ context.Context, args []string, stdout, _ io.Writer) error {
-	if len(args) > 0 {
-		return usageErrorf("version takes no arguments")
+// factory is what every command constructor gets: the streams, and the
+// arguments of the command being run as given after its name (single-dash
+// long flags rewritten), which documents record as their command line.
+type factory struct {
+	io   ioStreams
+	args []string
+}
+
+// runIO builds the command tree, rewrites deprecated single-dash long
+// flags of the command being run (with one note on stderr), and executes
+// it. Every error it returns carries its exit code (see exitCode).
+func runIO(ctx context.Context, args []string, streams ioStreams) error {
+	f := &factory{io: streams}
+	root := newRootCmd(f)
+	cmdArgs := args
+	if isCompletionRequest(args) {
+		registerFlagCompletions(root)
+	} else if target, rest, err := root.Find(args); err == nil && target != nil {
+		rewritten, legacy := rewriteLegacyFlags(target, rest)
+		if len(legacy) > 0 {
+			fmt.Fprintf(streams.ErrOut, "evalcal: single-dash long flags are deprecated: write %s\n", legacyNote(legacy))
+		}
+		cmdArgs = append(commandWords(target), rewritten...)
+		f.args = rewritten
 	}
-	_, err := fmt.Fprintf(stdout, "evalcal %s\n", version)
-	return err
+	root.SetArgs(cmdArgs)
+	return root.ExecuteContext(ctx)
+}
+
+// printError writes err on w as main does: "evalcal: " and the message,
+// then the error's hint line (such as where the help is), if any. A nil
+// error or one that exits 0 prints nothing.
+func printError(w io.Writer, err error) {
+	if err == nil || exitCode(err) == exitOK {
+		return
+	}
+	fmt.Fprintf(w, "evalcal: %v\n", err)
+	if h := hintOf(err); h != "" {
+		fmt.Fprintf(w, "evalcal: %s\n", h)
+	}
+}
+
+// isCompletionRequest reports whether args ask cobra's hidden __complete
+// command for completions; its arguments are partial words, never
+// rewritten.
+func isCompletionRequest(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
 }

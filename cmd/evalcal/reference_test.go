@@ -83,7 +83,7 @@ func TestRunReportMatchesIndependentReference(t *testing.T) {
 	if r.SampleSize != ref.N || r.AgreementRate.Matches != ref.Agreement.Matches {
 		t.Fatalf("n %d matches %d, reference %d and %d", r.SampleSize, r.AgreementRate.Matches, ref.N, ref.Agreement.Matches)
 	}
-	near("agreement percent", r.AgreementRate.Percent, ref.Agreement.Percent)
+	near("agreement percent", r.AgreementRate.Value(), ref.Agreement.Percent)
 	near("agreement wilson lower", r.AgreementRate.Wilson95.Lower, ref.Agreement.WilsonLower)
 	near("agreement wilson upper", r.AgreementRate.Wilson95.Upper, ref.Agreement.WilsonUpper)
 	for _, s := range []struct {

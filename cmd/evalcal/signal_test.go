@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -33,7 +35,11 @@ func TestInterruptKeepsFinishedInspections(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // 2 jobs x 0.3 s a call: about 8 inspections done
+	// Interrupt once a few inspections are in the cache (2 jobs x 0.3 s a
+	// call: all 24 take about 4 s), however loaded the machine is.
+	for deadline := time.Now().Add(30 * time.Second); countFiles(t, cache) < 4 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	start := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -44,6 +50,9 @@ func TestInterruptKeepsFinishedInspections(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %s to stop after SIGINT", d)
+	}
+	if !regexp.MustCompile(`evalcal: interrupted; \d+ finished inspections are kept in the cache\n`).MatchString(stderr.String()) {
+		t.Errorf("no interrupt message about the cache:\n%s", stderr.String())
 	}
 	kept := countFiles(t, cache)
 	if kept < 2 || kept >= 24 {
@@ -73,6 +82,9 @@ func countFiles(t *testing.T, dir string) int {
 	t.Helper()
 	n := 0
 	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if os.IsNotExist(err) {
+			return nil // a temporary file renamed while the walk ran
+		}
 		if err == nil && !fi.IsDir() && filepath.Ext(p) == ".json" {
 			n++
 		}
@@ -120,15 +132,135 @@ func TestProgressBarOnlyOnATerminal(t *testing.T) {
 	}
 }
 
-// buildEvalcal builds the command into a temporary directory and returns
-// the binary's path.
-func buildEvalcal(t *testing.T) string {
+// interruptBinary starts the built evalcal with args (stdin an open pipe
+// that is never written), sends SIGINT after wait, and returns the exit
+// code, stderr and how long it took to stop.
+func interruptBinary(t *testing.T, wait time.Duration, args ...string) (int, string, time.Duration) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "evalcal")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = filepath.Join(repoRoot(t), "cmd", "evalcal")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	cmd := exec.Command(buildEvalcal(t), args...)
+	cmd.Dir = repoRoot(t)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return bin
+	defer stdin.Close()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(wait)
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v: still running 10 s after SIGINT", args)
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stderr.String(), time.Since(start)
+}
+
+// Without a cache, the interrupt message does not claim one.
+func TestInterruptWithoutCacheSaysNothingIsKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	code, stderr, _ := interruptBinary(t, time.Second, "run", "--no-cache", "--jobs", "2", "--sample", "12",
+		"--inspector", "exec:sh "+filepath.Join(repoRoot(t), "testdata/inspectors/slow.sh")+" {run} {depth}", "testdata/runs")
+	if code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "kept in the cache") || !regexp.MustCompile(`interrupted; no cache in use, so the \d+ finished inspections are not kept`).MatchString(stderr) {
+		t.Errorf("interrupt message:\n%s", stderr)
+	}
+}
+
+// Ctrl-C while a command waits on stdin (a pipe that never closes)
+// stops it within 2 s with exit 130 (issue 13 item 2).
+func TestInterruptWhileReadingStdin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	for _, args := range [][]string{
+		{"render", "-"},
+		{"merge", "-"},
+		{"score", "-"},
+	} {
+		code, stderr, took := interruptBinary(t, time.Second, args...)
+		if code != 130 || took > 2*time.Second {
+			t.Errorf("%v: exit %d after %s, want 130 within 2 s; stderr %s", args, code, took, stderr)
+		}
+	}
+}
+
+// A named pipe given as an input is refused at once, never opened (it
+// would block until a writer comes).
+func TestNamedPipeInputsAreRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"score", fifo},
+		{"score", link},
+		{"render", fifo},
+		{"merge", fifo},
+		{"gate", "--events", fifo},
+		{"gate", "--events", "testdata/gate/events.jsonl", "--history", link},
+		{"calls", "--calls", fifo, "--prices", "testdata/calls/prices.csv"},
+		{"calls", "--calls", "testdata/calls/calls.jsonl", "--prices", fifo},
+		{"run", "--no-cache", "--inspections", fifo},
+		{"run", "--no-cache", "--baseline", fifo, "--inspections", "testdata/inspections/twelve.jsonl"},
+		{"score", "--baseline", fifo, "testdata/score/worked.jsonl"},
+	} {
+		start := time.Now()
+		r := runBinary(t, binOptions{}, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "not a regular file (a named pipe)") || time.Since(start) > 5*time.Second {
+			t.Errorf("%v: exit %d after %s, stderr %q; want 2 and 'not a regular file'", args, r.code, time.Since(start), r.stderr)
+		}
+	}
+}
+
+// Every command returns the context's error, exit 130, when it is
+// cancelled, and writes nothing on stdout.
+func TestEveryCommandHonoursACancelledContext(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"run", "--no-cache", "--inspections", "testdata/inspections/twelve.jsonl"},
+		{"run", "--no-cache", "testdata/runs"},
+		{"score", "testdata/score/worked.jsonl"},
+		{"score", "--sqlite", "testdata/sqlite/prediction.db"},
+		{"calls", "--calls", "testdata/calls/calls.jsonl", "--prices", "testdata/calls/prices.csv", "--as-of", "2026-03-10T00:00:00Z"},
+		{"gate", "--events", "testdata/gate/events.jsonl"},
+		{"render", "testdata/run/twelve.golden"},
+		{"merge", "testdata/run/twelve.golden"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(ctx, args, &out, &errb)
+		if code := exitCode(err); code != exitInterrupted || out.Len() != 0 {
+			t.Errorf("%v: exit %d (%v) with %d bytes on stdout; want 130 and none", args, code, err, out.Len())
+		}
+	}
 }

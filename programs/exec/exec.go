@@ -8,11 +8,36 @@
 // The program prints one inspection JSON object on stdout (schema in
 // DESIGN.md; `program` is accepted for `system`).
 //
+// # Run paths
+//
+// The run directory reaches the program absolute or starting with "./"
+// (a relative "runs/x" becomes "./runs/x"), in `{run}` and in EVALCAL_RUN
+// alike, so a directory named `-rf` or `--output=x` is never read as an
+// option. Substitution is textual: `{run}` inside a shell script given to
+// `sh -c '...'` is pasted into shell code, and quoting it there is the
+// command's own business (a path holding a quote or `$(...)` would run).
+// The safe way is to let the shell read the environment:
+//
+//	exec:sh -c 'my-inspector --run "$EVALCAL_RUN" --depth "$EVALCAL_DEPTH"'
+//
+// # Processes
+//
 // The program runs in its own process group, so a terminal's Ctrl-C
-// reaches evalcal only. When the call's context ends (timeout or Ctrl-C)
-// the whole group is killed with SIGKILL and the program reaped; the
-// group is killed too when the program exits, so nothing it started
-// outlives the call.
+// reaches evalcal only. On Linux each call runs under a small reaper: the
+// evalcal binary itself, re-executed, which makes itself a child
+// subreaper (prctl PR_SET_CHILD_SUBREAPER, so only that process changes,
+// never evalcal), starts the program, and when the program exits or the
+// call ends (timeout, Ctrl-C, an over-long answer) kills the program's
+// process group and then every process left below it, until it has no
+// child left. Guaranteed: when Inspect returns, no process started by the
+// call is left running, including those that called setsid, double-forked
+// or cleared their environment; the only exceptions are processes that
+// switched to a user evalcal may not signal (a setuid program) and the
+// case where the reaper itself is killed with SIGKILL from outside. If
+// evalcal dies, the reaper notices within 200 ms and cleans up the same
+// way. The reaper costs one more process start per call, about 10 ms.
+// Elsewhere (or without /proc) only the program's process group is
+// killed; a descendant that left the group survives.
 package execinspector
 
 import (
@@ -22,8 +47,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -39,13 +66,22 @@ const (
 	// StderrTail is how many trailing bytes of stderr a failure carries.
 	StderrTail = 2048
 	// MaxStdout bounds stdout; an inspection is a few KB, so more is a
-	// misbehaving program.
+	// misbehaving program: it is killed as soon as it writes byte
+	// MaxStdout+1, and the call fails permanently.
 	MaxStdout = 16 << 20
 	// waitDelay bounds the wait for the output pipes to close after the
-	// process group was killed (a grandchild that left the group may hold
-	// them open).
+	// program (or its reaper) exited or was killed: a descendant evalcal
+	// cannot kill may hold them open.
 	waitDelay = 2 * time.Second
 )
+
+// exitCommandNotFound is the exit status shells (and the reaper) use for
+// a command that could not be found or started.
+const exitCommandNotFound = 127
+
+// errStdoutTooLong ends a call whose program wrote more than MaxStdout
+// bytes.
+var errStdoutTooLong = fmt.Errorf("stdout longer than %d bytes", MaxStdout)
 
 // Inspector runs one external command per inspection. It is safe for
 // concurrent use.
@@ -79,33 +115,26 @@ func (in *Inspector) Identity() string {
 
 // Inspect runs the command for run at depth and parses its stdout.
 //
-// A program that cannot be started, or that prints something that is not
-// a valid inspection (bad JSON, a score outside 0..100, an unknown
-// verdict), fails permanently: running it again would give the same
-// answer. A non-zero exit or a signal is transient (the runner retries).
-// Every failure carries the last StderrTail bytes of stderr. A run
-// without a directory (saved inspections) fails permanently.
+// A program that cannot be found or is not executable, or that exits
+// with status 127 (a shell's "command not found"), is a misconfiguration
+// every call would hit: the error is runner.Fatal and the run stops. A
+// program that prints something that is not a valid inspection (bad
+// JSON, a score outside 0..100, an unknown verdict) or more than
+// MaxStdout bytes fails permanently: running it again would give the
+// same answer. Any other non-zero exit or a signal is transient (the
+// runner retries). Every failure carries the last StderrTail bytes of
+// stderr. A run without a directory (saved inspections) fails
+// permanently.
 func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
 	if run.Path == "" {
 		return runner.Inspection{}, runner.Permanent(fmt.Errorf("exec inspector: run %s has no directory", run.ID))
 	}
-	args := make([]string, len(in.args))
+	dir := RunPath(run.Path)
+	argv := make([]string, len(in.args))
 	for i, a := range in.args {
-		args[i] = strings.NewReplacer("{run}", run.Path, "{depth}", string(depth)).Replace(a)
+		argv[i] = strings.NewReplacer("{run}", dir, "{depth}", string(depth)).Replace(a)
 	}
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(),
-		"EVALCAL_RUN="+run.Path, "EVALCAL_RUN_ID="+run.ID, "EVALCAL_DEPTH="+string(depth))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// Negative pid: the whole process group the program leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = waitDelay
-	stdout := &limitedBuffer{max: MaxStdout}
 	stderr := &tailBuffer{max: StderrTail}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-
 	fail := func(err error) error {
 		msg := fmt.Errorf("exec inspector: run %s %s: %w", run.ID, depth, err)
 		if tail := strings.TrimSpace(stderr.String()); tail != "" {
@@ -113,27 +142,55 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 		}
 		return msg
 	}
-	if err := cmd.Start(); err != nil {
-		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("start %s: %w", args[0], err)))
+	prog, err := exec.LookPath(argv[0])
+	if err != nil {
+		err = fail(fmt.Errorf("start %s: %w", argv[0], err))
+		if missingProgram(err) {
+			return runner.Inspection{}, fatal(err)
+		}
+		return runner.Inspection{}, runner.Permanent(err)
 	}
-	err := cmd.Wait()
-	// Whatever the program left running in its group goes with it; ESRCH
-	// (nothing left) is the usual answer.
+
+	callCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stdout := &limitedBuffer{max: MaxStdout, onOverflow: func() { cancel(errStdoutTooLong) }}
+	cmd := command(callCtx, prog, argv)
+	cmd.Env = append(os.Environ(),
+		"EVALCAL_RUN="+dir, "EVALCAL_RUN_ID="+run.ID, "EVALCAL_DEPTH="+string(depth))
+	cmd.WaitDelay = waitDelay
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	if err := cmd.Start(); err != nil {
+		err = fail(fmt.Errorf("start %s: %w", argv[0], err))
+		switch {
+		case missingProgram(err):
+			return runner.Inspection{}, fatal(err)
+		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+			return runner.Inspection{}, err // out of processes or files for now: worth a retry
+		}
+		return runner.Inspection{}, runner.Permanent(err)
+	}
+	err = cmd.Wait()
+	// Whatever is left in the process group goes with it; ESRCH (nothing
+	// left) is the usual answer.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
-		// The program exited cleanly but a child held its output open
-		// past waitDelay; the answer it printed stands.
+		// The program exited cleanly but a descendant held its output
+		// open past waitDelay; the answer it printed stands.
 		err = nil
 	}
-	if ctx.Err() != nil {
+	switch {
+	case stdout.overflow:
+		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("killed: %w", errStdoutTooLong)))
+	case ctx.Err() != nil:
 		// Killed by us: say why, keep the context error for the runner.
 		return runner.Inspection{}, fail(fmt.Errorf("killed process group: %w", ctx.Err()))
-	}
-	if err != nil {
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == exitCommandNotFound {
+			return runner.Inspection{}, fatal(fail(fmt.Errorf("%w (command not found)", err)))
+		}
 		return runner.Inspection{}, fail(err)
-	}
-	if stdout.overflow {
-		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("stdout longer than %d bytes", MaxStdout)))
 	}
 	insp, err := runner.ParseInspection(stdout.Bytes())
 	if err != nil {
@@ -142,22 +199,70 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 	return insp, nil
 }
 
-// limitedBuffer keeps the first max bytes written and notes an overflow;
-// it never fails a write, so the program is not killed by EPIPE.
+// RunPath is how a run directory is passed to the program: an absolute
+// path as is, a relative one with a leading "./" unless it already starts
+// with "./" or "../", so that no run path can begin with "-".
+func RunPath(p string) string {
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+		return p
+	}
+	return "./" + p
+}
+
+// fatal marks err both fatal and permanent, so that a runner which does
+// not stop on fatal errors at least does not retry it.
+func fatal(err error) error { return runner.Fatal(runner.Permanent(err)) }
+
+// missingProgram reports whether a start error means the program is not
+// there to run: not found on PATH, no such file, not executable.
+func missingProgram(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, exec.ErrDot) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ENOEXEC) || errors.Is(err, syscall.EISDIR)
+}
+
+// groupCommand starts the program directly in its own process group; the
+// end of ctx kills the group.
+func groupCommand(ctx context.Context, prog string, argv []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// Negative pid: the whole process group the program leads.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	return cmd
+}
+
+// limitedBuffer keeps the first max bytes written. On the first write
+// past max it notes the overflow and calls onOverflow (which ends the
+// call); it never fails a write, so the program is not killed by EPIPE
+// before evalcal knows why. It has no ReadFrom, on purpose: os/exec
+// copies into a writer with ReadFrom without calling Write, which would
+// bypass the limit (issue 13.4).
 type limitedBuffer struct {
-	bytes.Buffer
-	max      int
-	overflow bool
+	buf        bytes.Buffer
+	max        int
+	overflow   bool
+	onOverflow func()
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); len(p) > room {
-		b.overflow = true
-		b.Buffer.Write(p[:max(room, 0)])
+	if room := b.max - b.buf.Len(); len(p) > room {
+		if !b.overflow {
+			b.overflow = true
+			b.buf.Write(p[:max(room, 0)])
+			if b.onOverflow != nil {
+				b.onOverflow()
+			}
+		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+// Bytes returns what was kept.
+func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
 
 // tailBuffer keeps the last max bytes written.
 type tailBuffer struct {

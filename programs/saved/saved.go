@@ -4,11 +4,13 @@
 //
 // Each non-blank line is one inspection object (schema in DESIGN.md;
 // `program` is accepted for `system`) with its `run_id` and `depth`.
-// A run's light and deep inspections are paired by run_id.
+// A run's light and deep inspections are paired by run_id. Lines end in
+// "\n" or "\r\n"; a UTF-8 byte-order mark at the start of the file is
+// ignored. A line is at most MaxLineBytes long and the file at most
+// MaxFileBytes.
 package saved
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -17,7 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strings"
 
@@ -29,9 +31,6 @@ import (
 // still changes with the inspections, since they are the run's content.
 const Identity = "saved/1"
 
-// maxLine bounds one JSONL line (an inspection is a few KB).
-const maxLine = 16 << 20
-
 // ErrNotSaved is wrapped by Inspect when the file holds no inspection of
 // the run at the asked depth.
 var ErrNotSaved = errors.New("no saved")
@@ -40,6 +39,10 @@ var ErrNotSaved = errors.New("no saved")
 // read-only after Load and safe for concurrent use.
 type Inspector struct {
 	byKey map[key]runner.Inspection
+	// pi holds the inclusion_probability a run's deep line records.
+	pi map[string]float64
+	// fingerprint is the SHA-256 over every run's content hash, in id order.
+	fingerprint string
 	// bad holds, per run and depth, why its saved line was rejected.
 	bad map[key]error
 	// unattributed are rejected lines whose run_id and depth could not be
@@ -59,41 +62,59 @@ type key struct {
 
 // entry is a run's saved lines, light and deep.
 type entry struct {
+	pi   *float64
 	insp [2]*runner.Inspection
 	line [2]int
 	raw  [2][]byte
 }
 
-// Load reads the saved inspections in path and returns an Inspector
-// serving them and the runs they describe, sorted by id. Each run has
-// Era "saved", ID = run_id, System from its inspections (light first),
-// SizeBytes = the bytes of its lines, Valid = true, an empty Path and
-// Status, and ContentHash = hex SHA-256 of
+// Load is LoadContext with a context that never ends.
+func Load(path string) (*Inspector, []sampler.Run, error) {
+	return LoadContext(context.Background(), path)
+}
+
+// LoadContext reads the saved inspections in path and returns an
+// Inspector serving them and the runs they describe, sorted by id. Each
+// run has Era "saved", ID = run_id, System from its inspections (light
+// first), SizeBytes = the bytes of its lines, Valid = true, an empty Path
+// and Status, and ContentHash = hex SHA-256 of
 //
 //	"light\x00" + light line + "\x00deep\x00" + deep line
 //
 // (a missing depth is an empty line; lines are trimmed of surrounding
-// space), so the inspection cache sees a changed inspection as new
-// content.
+// space, and of a byte-order mark at the start of the file), so the
+// inspection cache sees a changed inspection as new content.
 //
 // Bad lines lose nothing else: a line that is not an inspection, has a
-// value runner.CheckInspection rejects, repeats a (run_id, depth) pair or
-// names another system than the run's other depth is rejected with an
-// error naming the file, the line and the field. When its run_id and depth
-// can still be read, that inspection fails with this error (Inspect
-// returns it as permanent, and the runner records it as the run's
-// failure); otherwise the line is listed by Unattributed. A repeated pair
-// rejects both lines: which one is right cannot be told. A file with no
-// inspection and no attributable line is an error. A run with one depth
-// only is not an error here: Inspect fails permanently for the missing
-// depth, and the runner records that as a Failure.
-func Load(path string) (*Inspector, []sampler.Run, error) {
-	f, err := os.Open(path)
+// value runner.CheckInspection rejects, repeats a (run_id, depth) pair,
+// names another system than the run's other depth, or is longer than
+// MaxLineBytes (its first MaxLineBytes are still read for its run_id and
+// depth) is rejected with an error naming the file, the line and the
+// field; a line that fails because of a byte-order mark (a UTF-8 one
+// after the first line, a UTF-16 one) says "byte-order mark". When its
+// run_id and depth can still be read, that inspection fails with this
+// error (Inspect returns it as permanent, and the runner records it as
+// the run's failure); otherwise the line is listed by Unattributed. A
+// repeated pair rejects both lines: which one is right cannot be told. A
+// run with one depth only is not an error here: Inspect fails permanently
+// for the missing depth, and the runner records that as a Failure.
+//
+// The whole file fails when it cannot be opened, is a directory or a
+// special file other than a pipe or character device, is longer than
+// MaxFileBytes, holds no inspection and no attributable line, or when ctx
+// ends (the error wraps ctx.Err(); a pipe waiting for its writer is given
+// up at once).
+func LoadContext(ctx context.Context, path string) (*Inspector, []sampler.Run, error) {
+	return load(ctx, path, defaultLimits)
+}
+
+func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.Run, error) {
+	f, stop, err := openInput(ctx, path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("saved: %w", err)
+		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
 	}
 	defer f.Close()
-
+	defer stop()
 	entries := map[string]*entry{}
 	bad := map[key]error{}
 	var unattributed []string
@@ -105,9 +126,12 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 		}
 		return e
 	}
-	reject := func(lineNo int, line []byte, err error) {
+	reject := func(lineNo int, line []byte, long bool, err error) {
 		err = fmt.Errorf("saved: %s:%d: %w", path, lineNo, err)
 		id, depth, ok := attribution(line)
+		if long {
+			id, depth, ok = attributionOfPrefix(line)
+		}
 		if !ok {
 			unattributed = append(unattributed, strings.TrimPrefix(err.Error(), "saved: "))
 			return
@@ -121,39 +145,63 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 			bad[key{id, depth}] = err
 		}
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	lr := newLineReader(f, lim)
 	lineNo := 0
-	for sc.Scan() {
+	for {
+		raw, long, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		lineNo++
-		line := bytes.TrimSpace(sc.Bytes())
+		if err == nil {
+			err = checkContext(ctx, lineNo)
+		}
+		switch {
+		case errors.Is(err, errFileTooLong):
+			return nil, nil, fmt.Errorf("saved: %s: longer than %d bytes (at line %d)", path, lim.file, lineNo)
+		case err != nil:
+			return nil, nil, fmt.Errorf("saved: read %s:%d: %w", path, lineNo, readError(ctx, err))
+		}
+		if long {
+			reject(lineNo, raw, true, fmt.Errorf("line longer than %d bytes", lim.line))
+			continue
+		}
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
 			continue
 		}
 		insp, err := parseLine(line)
 		if err != nil {
-			reject(lineNo, line, err)
+			if bom := byteOrderMarkError(line, lineNo); bom != nil {
+				err = bom
+			}
+			reject(lineNo, line, false, err)
 			continue
 		}
 		e := entryOf(insp.RunID)
 		k := depthIndex(insp.Depth)
 		if e.insp[k] != nil || bad[key{insp.RunID, insp.Depth}] != nil && e.line[k] > 0 {
-			reject(lineNo, line, fmt.Errorf("run %s: %s inspection already given at line %d", insp.RunID, insp.Depth, e.line[k]))
+			reject(lineNo, line, false, fmt.Errorf("run %s: %s inspection already given at line %d", insp.RunID, insp.Depth, e.line[k]))
 			e.insp[k] = nil
 			continue
 		}
 		if o := e.insp[1-k]; o != nil && o.System != "" && insp.System != "" && o.System != insp.System {
-			reject(lineNo, line, fmt.Errorf("run %s: %w", insp.RunID,
+			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID,
 				&runner.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)}))
 			continue
 		}
 		if bad[key{insp.RunID, insp.Depth}] != nil {
 			continue // an earlier line for this pair was rejected
 		}
+		p, err := inclusionProbability(line)
+		if err != nil {
+			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID, err))
+			continue
+		}
+		if p != nil {
+			e.pi = p
+		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("saved: %s:%d: %w", path, lineNo+1, err)
 	}
 	if len(entries) == 0 {
 		if len(unattributed) > 0 {
@@ -162,9 +210,13 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
 	}
 
-	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed}
+	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed,
+		pi: map[string]float64{}}
 	runs := make([]sampler.Run, 0, len(entries))
 	for id, e := range entries {
+		if e.pi != nil {
+			in.pi[id] = *e.pi
+		}
 		run := sampler.Run{ID: id, Era: sampler.EraSaved, Status: sampler.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
 		for k, insp := range e.insp {
 			run.SizeBytes += int64(len(e.raw[k]))
@@ -179,8 +231,49 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 		runs = append(runs, run)
 	}
 	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	h := sha256.New()
+	for _, r := range runs {
+		h.Write([]byte(r.ID + "\x00" + r.ContentHash + "\n"))
+	}
+	in.fingerprint = hex.EncodeToString(h.Sum(nil))
 	return in, runs, nil
 }
+
+// inclusionProbability reads a line's optional inclusion_probability: the
+// probability with which the run was chosen for this (deep) inspection,
+// in (0, 1]. Absent is nil.
+func inclusionProbability(line []byte) (*float64, error) {
+	var v struct {
+		P *float64 `json:"inclusion_probability"`
+	}
+	if err := json.Unmarshal(line, &v); err != nil || v.P == nil {
+		return nil, nil
+	}
+	if !(*v.P > 0 && *v.P <= 1) {
+		return nil, &runner.FieldError{Field: "inclusion_probability", Err: fmt.Errorf("%v is not in (0, 1]", *v.P)}
+	}
+	return v.P, nil
+}
+
+// Covers reports whether the file holds a line for run id at depth (a
+// rejected line counts: the run's inspection then fails with its reason).
+// Runs a deep file does not cover are the ones not in the deep subset.
+func (in *Inspector) Covers(runID string, depth runner.Depth) bool {
+	k := key{runID, depth}
+	_, ok := in.byKey[k]
+	return ok || in.bad[k] != nil
+}
+
+// InclusionProbability returns the inclusion_probability recorded on the
+// run's lines (issue 9: how a human-labelled subset was drawn).
+func (in *Inspector) InclusionProbability(runID string) (float64, bool) {
+	p, ok := in.pi[runID]
+	return p, ok
+}
+
+// Fingerprint is the SHA-256 over every run's id and content hash, in id
+// order: it changes whenever any inspection in the file does.
+func (in *Inspector) Fingerprint() string { return in.fingerprint }
 
 // attribution reads the run_id and depth of a rejected line, if it can.
 func attribution(line []byte) (string, runner.Depth, bool) {

@@ -200,6 +200,8 @@ func FuzzLoad(f *testing.F) {
 		`{"run_id":"","depth":"light"}`,
 		"\x00\xff{",
 		"",
+		"\ufeff" + light1 + "\r\n\ufeff" + deep1,
+		"\xff\xfe{\x00",
 	} {
 		f.Add([]byte(seed))
 	}

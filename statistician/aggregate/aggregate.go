@@ -58,6 +58,10 @@ type Stats struct {
 	Kappa                 KappaSection            `yaml:"kappa" json:"kappa"`
 	Confusion             Confusion               `yaml:"confusion" json:"confusion"`
 	Forecast              Forecast                `yaml:"forecast" json:"forecast"`
+	AgreementClustered    ClusteredRate           `yaml:"agreement_clustered" json:"agreement_clustered"`
+	Leniency              Leniency                `yaml:"leniency" json:"leniency"`
+	Estimate              *Estimate               `yaml:"estimate,omitempty" json:"estimate,omitempty"`
+	Repeatability         *Repeatability          `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
 	Disagreements         []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
 	Warnings              []string                `yaml:"warnings" json:"warnings"`
 	byType                map[comparator.DisagreementType][]string
@@ -88,12 +92,31 @@ func (b *Breakdown) add(t comparator.DisagreementType) {
 }
 
 // AgreementRate is the share of runs whose light and deep verdicts match,
-// in percent (0..100), with its Wilson 95% interval in percent.
+// in percent (0..100), with its Wilson 95% interval in percent. Over no
+// run the rate is not defined: Percent and Wilson95 are null and Reason
+// says why.
 type AgreementRate struct {
-	Percent  float64               `yaml:"percent" json:"percent"`
-	Matches  int                   `yaml:"matches" json:"matches"`
-	N        int                   `yaml:"n" json:"n"`
-	Wilson95 statistician.Interval `yaml:"wilson95" json:"wilson95"`
+	Percent  *float64               `yaml:"percent" json:"percent"`
+	Matches  int                    `yaml:"matches" json:"matches"`
+	N        int                    `yaml:"n" json:"n"`
+	Wilson95 *statistician.Interval `yaml:"wilson95" json:"wilson95"`
+	Reason   string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// Value is the rate in percent, 0 when it is not defined.
+func (a AgreementRate) Value() float64 {
+	if a.Percent == nil {
+		return 0
+	}
+	return *a.Percent
+}
+
+// Interval is the Wilson 95% interval in percent, zero when not defined.
+func (a AgreementRate) Interval() statistician.Interval {
+	if a.Wilson95 == nil {
+		return statistician.Interval{}
+	}
+	return *a.Wilson95
 }
 
 // SystemAgreement is the agreement rate on one system's runs, in percent,
@@ -184,6 +207,26 @@ type Options struct {
 // DefaultOptions returns the options evalcal uses unless told otherwise.
 func DefaultOptions() Options { return Options{Bins: 10} }
 
+// ComputeAll aggregates everything in: the paired statistics over the
+// comparisons, the verdict-level leniency and the clustered agreement
+// interval, and, when deep ran on a subset or repeats were made, the
+// estimates of what deep would say and the repeatability of each side. It
+// never fails; where a statistic is undefined the result says why.
+func ComputeAll(in Input, opts Options) Stats {
+	s := Compute(in.Comparisons, opts)
+	s.AgreementClustered = clusteredAgreement(in.Comparisons)
+	s.Leniency = leniency(in.Comparisons)
+	if in.Pi != nil {
+		e := estimate(in)
+		s.Estimate = &e
+	}
+	if len(in.Repeats) > 0 {
+		r := repeatability(in.Repeats)
+		s.Repeatability = &r
+	}
+	return s
+}
+
 // Compute aggregates the comparisons (one per run). It never fails; where
 // a statistic is undefined the result says why.
 func Compute(cs []comparator.Comparison, opts Options) Stats {
@@ -231,7 +274,7 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 	if n > 0 {
 		s.BiasDirection = direction((mean(dRF) + mean(dTE)) / 2)
 	}
-	s.Confidence, s.Preliminary = confidence(n, s.AgreementRate.Percent)
+	s.Confidence, s.Preliminary = confidence(n, s.AgreementRate.Value())
 	if s.Preliminary {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("preliminary: only %d runs; results from 3 to 5 runs are indicative at best", n))
 	}
@@ -243,11 +286,13 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 func agreement(matches, n int) AgreementRate {
 	a := AgreementRate{Matches: matches, N: n}
 	if n == 0 {
+		a.Reason = "no run has both verdicts"
 		return a
 	}
-	a.Percent = 100 * float64(matches) / float64(n)
+	p := 100 * float64(matches) / float64(n)
+	a.Percent = &p
 	if iv, err := statistician.WilsonInterval(matches, n, statistician.Z95); err == nil {
-		a.Wilson95 = statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
+		a.Wilson95 = &statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
 	}
 	return a
 }
@@ -276,7 +321,7 @@ func bySystem(cs []comparator.Comparison) []SystemAgreement {
 	for _, name := range names {
 		k := counts[name]
 		a := agreement(k.matches, k.n)
-		sa := SystemAgreement{System: name, Percent: a.Percent, Matches: k.matches, N: k.n, Wilson95: a.Wilson95}
+		sa := SystemAgreement{System: name, Percent: a.Value(), Matches: k.matches, N: k.n, Wilson95: a.Interval()}
 		if iv, err := statistician.WilsonInterval(k.matches, k.n, zk); err == nil {
 			sa.Simultaneous = statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
 		}

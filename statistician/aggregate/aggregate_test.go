@@ -34,7 +34,7 @@ func comps(n, split int, rfDrop, teDrop float64) []comparator.Comparison {
 func TestAgreementRateIsPercentWithWilsonInPercent(t *testing.T) {
 	s := Compute(comps(10, 3, 0, 0), DefaultOptions())
 	a := s.AgreementRate
-	if a.Matches != 7 || a.N != 10 || a.Percent != 70 {
+	if a.Matches != 7 || a.N != 10 || a.Value() != 70 {
 		t.Fatalf("agreement = %+v, want 7/10 = 70%%", a)
 	}
 	// Wilson 7/10 at z=1.96: 0.3968..0.8922 (Newcombe 1998, Table I, row 81/263 style; hand-worked).

@@ -1,0 +1,274 @@
+// Package calibrate is evalcal's pipeline: completed runs and two
+// inspectors in, a calibration report out. Its body reads as the stages of
+// DESIGN.md: the sampler picks runs, the runner inspects them at light and
+// deep depth, the comparator compares each run's pair, the statistician
+// aggregates, the advisor recommends. cmd/evalcal parses flags and calls
+// Run; a Go program can embed evalcal the same way.
+package calibrate
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// Config is one calibration.
+type Config struct {
+	// Paths are run directories or folders holding them. When empty, Runs
+	// is used as given (runs known from saved inspections).
+	Paths []string
+	Runs  []sampler.Run
+	// Light and Deep are the two inspectors; Spec says how the user named
+	// each ("builtin", "openai:gpt-5-mini", "saved:human.jsonl"), for the
+	// report.
+	Light, Deep         runner.Inspector
+	LightSpec, DeepSpec string
+	// Sample picks the calibration sample among the valid runs.
+	Sample sampler.SelectOptions
+	// ShardIndex (1-based) and ShardCount select shard i of n of the
+	// sample; ShardCount <= 1 means the whole sample.
+	ShardIndex, ShardCount int
+	// Subset runs deep on a subset of the sampled runs.
+	Subset Subset
+	// Runner configures the inspections (jobs, retries, cache, rates,
+	// prices, budget, repeats). DeepRuns and SelectDeep are set by Run.
+	Runner runner.Options
+	// Bins is the number of bins of the light-score reliability table.
+	Bins int
+	// GeneratedBy names the program and version ("evalcal 0.2.0").
+	GeneratedBy string
+	// CommandLine is the command's arguments without those that cannot
+	// change the result, for the report's inputs.
+	CommandLine []string
+}
+
+// SampleError is returned when no calibration sample could be drawn; it
+// carries the runs set aside, so a command can list them.
+type SampleError struct {
+	Invalid []sampler.Run
+	Err     error
+}
+
+func (e *SampleError) Error() string { return e.Err.Error() }
+func (e *SampleError) Unwrap() error { return e.Err }
+
+// Run calibrates cfg.Light against cfg.Deep: discovery and selection,
+// inspection, comparison, statistics, recommendations. It returns the
+// report, also when inspections failed (the report says which) or the
+// budget stopped the calls (Report.Cost.BudgetStopped). The error is
+// ctx.Err() when interrupted (the report then holds what finished), a
+// *runner.StopError when a side was misconfigured (no report), a
+// *SampleError when no sample could be drawn, or a discovery error.
+func Run(ctx context.Context, cfg Config) (*report.Report, error) {
+	if cfg.Light == nil || cfg.Deep == nil {
+		return nil, errors.New("calibrate: a light and a deep inspector are needed")
+	}
+	if err := cfg.Subset.check(); err != nil {
+		return nil, err
+	}
+
+	// 1. sampler: discover, validate, describe; pick a diverse sample.
+	runs := cfg.Runs
+	if len(cfg.Paths) > 0 {
+		var err error
+		if runs, err = sampler.Discover(cfg.Paths); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sample, err := sampler.Select(runs, cfg.Sample)
+	if err != nil {
+		return nil, &SampleError{Invalid: sample.Invalid, Err: err}
+	}
+
+	// 2. runner: light then deep on every run of this shard; deep on the
+	// subset when one is asked for.
+	design := cfg.Subset.design(sample.Runs, cfg.Deep)
+	opts := cfg.Runner
+	opts.DeepRuns, opts.SelectDeep = design.deepRuns, nil
+	if design.policy == PolicyUncertain {
+		opts.SelectDeep = design.selectUncertain(len(sample.Runs))
+	}
+	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
+	res, runErr := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
+	var stop *runner.StopError
+	if errors.As(runErr, &stop) {
+		return nil, runErr
+	}
+
+	// 3. comparator: one comparison per run with both depths.
+	data := Data{
+		Comparisons: comparator.Compare(res.Pairs),
+		Failures:    res.Failures,
+		LightOnly:   lightOnly(res.LightOnly),
+		Repeats:     repeats(res),
+		Cost:        costOf(res, opts),
+	}
+	data.Inclusion = design.inclusion(res)
+
+	// 4 and 5. statistician and advisor, on a report that says what it was
+	// computed from.
+	rep := newReport(cfg, sample, design)
+	if u, ok := cfg.Deep.(interface{ Unattributed() []string }); ok {
+		rep.Sample.Rejected = u.Unattributed()
+	} else if u, ok := cfg.Light.(interface{ Unattributed() []string }); ok {
+		rep.Sample.Rejected = u.Unattributed()
+	}
+	Fill(rep, data)
+	for _, w := range res.Warnings {
+		rep.Warnings = append(rep.Warnings, w)
+	}
+	return rep, runErr
+}
+
+// newReport starts a report: what it was computed from and the whole
+// sample (also in a shard's report, so that shards merge exactly).
+func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
+	rep := &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		GeneratedBy:   cfg.GeneratedBy,
+		Inputs: report.Inputs{
+			Paths:       nonNil(cfg.Paths),
+			Inspector:   identityOf(cfg),
+			Light:       report.Side{Spec: cfg.LightSpec, Identity: cfg.Light.Identity()},
+			Deep:        report.Side{Spec: cfg.DeepSpec, Identity: cfg.Deep.Identity()},
+			Seed:        uint64(cfg.Sample.Seed),
+			SampleLimit: cfg.Sample.N,
+			Bins:        cfg.Bins,
+			Repeat:      max(cfg.Runner.Repeat, 1),
+			DeepSubset:  d.inputs(),
+			ContentHash: sampleHash(sample.Runs),
+			CommandLine: nonNil(cfg.CommandLine),
+		},
+	}
+	if cfg.ShardCount > 1 {
+		rep.Inputs.Shard = fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount)
+	}
+	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
+	for _, r := range sample.Runs {
+		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
+			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),
+			Services: len(r.ServicesDeclared), SizeBytes: r.SizeBytes, Path: filepath.ToSlash(r.Path),
+			ContentHash: r.ContentHash, Warnings: r.Warnings,
+		})
+	}
+	for _, r := range sample.Invalid {
+		rep.Sample.Invalid = append(rep.Sample.Invalid, report.Invalid{ID: r.ID, Path: filepath.ToSlash(r.Path), Reason: r.Invalid})
+	}
+	return rep
+}
+
+// identityOf is the report's single inspector identity: the one identity
+// when both sides are the same inspector (the report before --light and
+// --deep existed), else "LIGHT | DEEP".
+func identityOf(cfg Config) string {
+	l, d := cfg.Light.Identity(), cfg.Deep.Identity()
+	if l == d {
+		return l
+	}
+	return l + " | " + d
+}
+
+// lightOnly lists the runs inspected at light depth only.
+func lightOnly(rs []runner.LightRun) []report.LightOnlyRun {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]report.LightOnlyRun, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, report.LightOnlyRun{RunID: r.Run.ID, System: r.Light.System, LightVerdict: r.Light.Verdict,
+			Light: comparator.Scores{RuntimeFidelity: r.Light.RuntimeFidelity, TaskEffectiveness: r.Light.TaskEffectiveness}})
+	}
+	return out
+}
+
+// repeats lists each run's repeated verdicts and scores per side (only
+// with --repeat K > 1), sorted by run id.
+func repeats(res runner.Result) []report.RunRepeats {
+	var out []report.RunRepeats
+	add := func(id string, light, deep []runner.Inspection) {
+		if len(light) == 0 && len(deep) == 0 {
+			return
+		}
+		out = append(out, report.RunRepeats{RunID: id, Light: repeatList(light), Deep: repeatList(deep)})
+	}
+	for _, p := range res.Pairs {
+		add(p.Run.ID, p.LightRepeats, p.DeepRepeats)
+	}
+	for _, l := range res.LightOnly {
+		add(l.Run.ID, l.LightRepeats, nil)
+	}
+	slices.SortFunc(out, func(a, b report.RunRepeats) int { return cmp.Compare(a.RunID, b.RunID) })
+	return out
+}
+
+func repeatList(is []runner.Inspection) []report.Repeat {
+	out := make([]report.Repeat, 0, len(is))
+	for _, in := range is {
+		out = append(out, report.Repeat{Verdict: in.Verdict,
+			Scores: comparator.Scores{RuntimeFidelity: in.RuntimeFidelity, TaskEffectiveness: in.TaskEffectiveness}})
+	}
+	return out
+}
+
+// costOf is the report's cost section from the runner's per-side costs.
+func costOf(res runner.Result, opts runner.Options) report.Cost {
+	c := report.Cost{Light: report.SideCost{SideCost: res.Cost.Light, Price: opts.Light.Price},
+		Deep: report.SideCost{SideCost: res.Cost.Deep, Price: opts.Deep.Price}, BudgetStopped: res.BudgetStopped}
+	if opts.MaxUSD > 0 {
+		b := opts.MaxUSD
+		c.BudgetUSD = &b
+	}
+	return c
+}
+
+// shardRuns keeps the runs of shard i of n (ShardOf), in sample order.
+// n <= 1 keeps every run.
+func shardRuns(runs []sampler.Run, i, n int) []sampler.Run {
+	if n <= 1 {
+		return runs
+	}
+	var out []sampler.Run
+	for _, r := range runs {
+		if ShardOf(r.ID, n) == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sampleHash is the SHA-256 over the runs' ids and content hashes in id
+// order: it changes when any sampled run changes.
+func sampleHash(runs []sampler.Run) string {
+	lines := make([]string, 0, len(runs))
+	for _, r := range runs {
+		lines = append(lines, r.ID+"\x00"+r.ContentHash)
+	}
+	sort.Strings(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		_, _ = io.WriteString(h, l+"\n")
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

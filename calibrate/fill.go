@@ -1,0 +1,124 @@
+package calibrate
+
+import (
+	"fmt"
+
+	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+// Data is everything a report's statistics are computed from: the per-run
+// results. run computes them from inspections; merge unions them from shard
+// reports. Fill recomputes every statistic from Data alone, which is why
+// merged shards equal one unsharded run.
+type Data struct {
+	Comparisons []comparator.Comparison
+	Failures    []runner.Failure
+	LightOnly   []report.LightOnlyRun
+	Inclusion   []report.Inclusion
+	Repeats     []report.RunRepeats
+	Cost        report.Cost
+}
+
+// Fill computes everything that follows from data into rep: statistics,
+// estimates, repeatability, cost per run, recommendations, warnings and the
+// summary. rep's inputs and sample must already be set.
+func Fill(rep *report.Report, data Data) {
+	in := aggregate.Input{Comparisons: data.Comparisons, LightOnly: data.LightOnly, Repeats: data.Repeats}
+	if rep.Inputs.DeepSubset != nil {
+		in.Design, in.Assumed = rep.Inputs.DeepSubset.HowChosen, rep.Inputs.DeepSubset.Assumed
+		in.Pi = map[string]float64{}
+		for _, i := range data.Inclusion {
+			if i.Pi != nil {
+				in.Pi[i.RunID] = *i.Pi
+			}
+		}
+	}
+	st := aggregate.ComputeAll(in, aggregate.Options{Bins: rep.Inputs.Bins})
+	rep.SampleSize = st.SampleSize
+	rep.AgreementRate = st.AgreementRate
+	rep.AgreementClustered = st.AgreementClustered
+	rep.AgreementBySystem = st.AgreementBySystem
+	rep.Kappa = st.Kappa
+	rep.Leniency = st.Leniency
+	rep.Confusion = st.Confusion
+	rep.Confidence = st.Confidence
+	rep.Preliminary = st.Preliminary
+	rep.BiasDirection = st.BiasDirection
+	rep.ScoreCorrelation = st.ScoreCorrelation
+	rep.MeanScoreDelta = st.MeanScoreDelta
+	rep.DisagreementBreakdown = st.DisagreementBreakdown
+	rep.Forecast = st.Forecast
+	rep.Estimate = st.Estimate
+	rep.Repeatability = st.Repeatability
+	rep.Disagreements = st.Disagreements
+	rep.Comparisons = nonNil(data.Comparisons)
+	rep.LightOnly = data.LightOnly
+	rep.Inclusion = data.Inclusion
+	rep.Repeats = data.Repeats
+	rep.Failures = nonNil(data.Failures)
+	rep.Partial = len(data.Failures) > 0
+	rep.Cost = withPerRun(data.Cost)
+	rep.Recommendations = advisor.Advise(data.Comparisons, st)
+	rep.Warnings = append([]string{}, st.Warnings...)
+	if rep.Partial {
+		failed := map[string]bool{}
+		for _, f := range data.Failures {
+			failed[f.RunID] = true
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("partial: %d inspections of %d runs failed; statistics cover %d runs",
+			len(data.Failures), len(failed), len(data.Comparisons)))
+	}
+	if data.Cost.BudgetStopped {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the --max-cost budget of %s stopped the calls; runs not inspected are listed under failures",
+			usd(data.Cost.BudgetUSD)))
+	}
+	if rep.Inputs.Shard != "" {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("shard %s: statistics cover this shard only; combine all shards with evalcal merge", rep.Inputs.Shard))
+	}
+	withWarnings := 0
+	for _, r := range rep.Sample.Runs {
+		if len(r.Warnings) > 0 {
+			withWarnings++
+		}
+	}
+	if withWarnings > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
+	}
+	if n := rep.Inputs.SampleLimit; n > len(rep.Sample.Runs) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", n, len(rep.Sample.Runs)))
+	}
+	for _, line := range rep.Sample.Rejected {
+		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
+	}
+	report.Summarize(rep)
+}
+
+// withPerRun fills each side's cost per run and the deep-to-light ratio.
+func withPerRun(c report.Cost) report.Cost {
+	perRun := func(s *report.SideCost) {
+		s.PerRun = nil
+		if s.USD != nil && s.Inspections > 0 {
+			v := *s.USD / float64(s.Inspections)
+			s.PerRun = &v
+		}
+	}
+	perRun(&c.Light)
+	perRun(&c.Deep)
+	c.DeepToLightPerRun = nil
+	if c.Light.PerRun != nil && c.Deep.PerRun != nil && *c.Light.PerRun > 0 {
+		v := *c.Deep.PerRun / *c.Light.PerRun
+		c.DeepToLightPerRun = &v
+	}
+	return c
+}
+
+func usd(x *float64) string {
+	if x == nil {
+		return "an unknown amount"
+	}
+	return fmt.Sprintf("$%.2f", *x)
+}

@@ -1,0 +1,254 @@
+package calibrate
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+)
+
+// MaxShards bounds n in --shard i/n: a job split further than this is a
+// mistake, and merge must not allocate by a number read from a file.
+const MaxShards = 10000
+
+// ParseShard reads "i/n" with 1 <= i <= n <= MaxShards.
+func ParseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	switch {
+	case !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n:
+		return 0, 0, fmt.Errorf("want i/n with 1 <= i <= n, got %q", s)
+	case n > MaxShards:
+		return 0, 0, fmt.Errorf("%q: at most %d shards", s, MaxShards)
+	}
+	return i, n, nil
+}
+
+// ShardOf is the shard (1..n) run id belongs to: the first 8 bytes of
+// SHA-256(id) modulo n, plus one. Membership depends on the run alone, so
+// a run stays in its shard when other runs are added.
+func ShardOf(id string, n int) int {
+	if n <= 1 {
+		return 1
+	}
+	sum := sha256.Sum256([]byte(id))
+	return int(binary.BigEndian.Uint64(sum[:8])%uint64(n)) + 1
+}
+
+// Merge combines the reports of all shards of one calibration into the
+// report one unsharded run would have written: it takes the union of the
+// per-run results and recomputes every statistic from them (no statistic
+// is averaged across shards). names label the reports in errors.
+//
+// It checks before combining: every report is a shard i/n of the same n
+// (read and bounded before anything is allocated by it), each shard is
+// given once and none is missing; the shards are of one job (same
+// inspectors, seed, sample, bins, repeats, deep subset and content; the
+// first field that differs is named); and each shard accounts for exactly
+// its own runs: every sampled run that belongs to it has a comparison, a
+// light-only inspection or a failure, and nothing else is there.
+func Merge(shards []*report.Report, names []string) (*report.Report, error) {
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("merge: no shard report given")
+	}
+	first := shards[0]
+	_, n, err := ParseShard(first.Inputs.Shard)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q: %v)", names[0], first.Inputs.Shard, err)
+	}
+	seen := make([]string, n+1)
+	var data Data
+	owner := map[string]string{}
+	for k, r := range shards {
+		i, m, err := ParseShard(r.Inputs.Shard)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[k], r.Inputs.Shard)
+		case m != n:
+			return nil, fmt.Errorf("merge: %s is shard %s but %s is of %d shards", names[k], r.Inputs.Shard, names[0], n)
+		case seen[i] != "":
+			return nil, fmt.Errorf("merge: shard %d/%d given twice (%s and %s)", i, n, seen[i], names[k])
+		}
+		seen[i] = names[k]
+		if d := differs(first, r); d != "" {
+			return nil, fmt.Errorf("merge: %s and %s are not shards of one job: %s differs", names[0], names[k], d)
+		}
+		if err := accounted(r, i, n, names[k]); err != nil {
+			return nil, err
+		}
+		claim := func(id string) error {
+			if prev, dup := owner[id]; dup && prev != names[k] {
+				return fmt.Errorf("merge: run %s is in both %s and %s", id, prev, names[k])
+			}
+			owner[id] = names[k]
+			return nil
+		}
+		for _, c := range r.Comparisons {
+			if err := claim(c.RunID); err != nil {
+				return nil, err
+			}
+		}
+		for _, l := range r.LightOnly {
+			if err := claim(l.RunID); err != nil {
+				return nil, err
+			}
+		}
+		data.Comparisons = append(data.Comparisons, r.Comparisons...)
+		data.Failures = append(data.Failures, r.Failures...)
+		data.LightOnly = append(data.LightOnly, r.LightOnly...)
+		data.Inclusion = append(data.Inclusion, r.Inclusion...)
+		data.Repeats = append(data.Repeats, r.Repeats...)
+		data.Cost = addCost(data.Cost, r.Cost, k == 0)
+	}
+	for i := 1; i <= n; i++ {
+		if seen[i] == "" {
+			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
+		}
+	}
+	slices.SortStableFunc(data.Comparisons, func(a, b comparator.Comparison) int { return cmp.Compare(a.RunID, b.RunID) })
+	slices.SortStableFunc(data.Failures, func(a, b runner.Failure) int {
+		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)), cmp.Compare(a.Repeat, b.Repeat))
+	})
+	slices.SortStableFunc(data.LightOnly, func(a, b report.LightOnlyRun) int { return cmp.Compare(a.RunID, b.RunID) })
+	slices.SortStableFunc(data.Inclusion, func(a, b report.Inclusion) int { return cmp.Compare(a.RunID, b.RunID) })
+	slices.SortStableFunc(data.Repeats, func(a, b report.RunRepeats) int { return cmp.Compare(a.RunID, b.RunID) })
+	if data.LightOnly == nil && first.LightOnly == nil {
+		data.LightOnly = nil
+	}
+	merged := &report.Report{SchemaVersion: first.SchemaVersion, GeneratedBy: first.GeneratedBy,
+		Inputs: first.Inputs, Sample: first.Sample}
+	merged.Inputs.Shard = ""
+	Fill(merged, data)
+	return merged, nil
+}
+
+func depthRank(d runner.Depth) int {
+	if d == runner.Light {
+		return 0
+	}
+	return 1
+}
+
+// accounted checks that shard i of n accounts for exactly its own sampled
+// runs.
+func accounted(r *report.Report, i, n int, name string) error {
+	mine := map[string]bool{}
+	for _, s := range r.Sample.Runs {
+		if ShardOf(s.ID, n) == i {
+			mine[s.ID] = true
+		}
+	}
+	found := map[string]bool{}
+	note := func(id, what string) error {
+		if !mine[id] {
+			return fmt.Errorf("merge: %s (shard %d/%d) has a %s for run %s, which is not one of its sampled runs", name, i, n, what, id)
+		}
+		found[id] = true
+		return nil
+	}
+	for _, c := range r.Comparisons {
+		if err := note(c.RunID, "comparison"); err != nil {
+			return err
+		}
+	}
+	for _, l := range r.LightOnly {
+		if err := note(l.RunID, "light-only inspection"); err != nil {
+			return err
+		}
+	}
+	for _, f := range r.Failures {
+		if err := note(f.RunID, "failure"); err != nil {
+			return err
+		}
+	}
+	var missing []string
+	for id := range mine {
+		if !found[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		more := ""
+		if len(missing) > 3 {
+			more = fmt.Sprintf(" and %d more", len(missing)-3)
+			missing = missing[:3]
+		}
+		return fmt.Errorf("merge: %s (shard %d/%d) has no result for its run(s) %s%s: an interrupted or edited shard report",
+			name, i, n, strings.Join(missing, ", "), more)
+	}
+	return nil
+}
+
+// differs names the first input that differs between two shard reports in
+// a way that can change results, or returns "". The recorded command line
+// may differ (a default spelled out, another --format).
+func differs(a, b *report.Report) string {
+	ai, bi := a.Inputs, b.Inputs
+	checks := []struct {
+		field string
+		same  bool
+	}{
+		{"schema_version", a.SchemaVersion == b.SchemaVersion},
+		{"generated_by", a.GeneratedBy == b.GeneratedBy},
+		{"inputs.inspections", ai.Inspections == bi.Inspections},
+		{"inputs.light.identity", ai.Light.Identity == bi.Light.Identity},
+		{"inputs.deep.identity", ai.Deep.Identity == bi.Deep.Identity},
+		{"inputs.inspector", ai.Inspector == bi.Inspector},
+		{"inputs.seed", ai.Seed == bi.Seed},
+		{"inputs.sample_limit", ai.SampleLimit == bi.SampleLimit},
+		{"inputs.bins", ai.Bins == bi.Bins},
+		{"inputs.repeat", ai.Repeat == bi.Repeat},
+		{"inputs.deep_subset", reflect.DeepEqual(ai.DeepSubset, bi.DeepSubset)},
+		{"inputs.content_hash", ai.ContentHash == bi.ContentHash},
+		{"sample.composition", reflect.DeepEqual(a.Sample.Composition, b.Sample.Composition)},
+		{"sample.runs", reflect.DeepEqual(a.Sample.Runs, b.Sample.Runs)},
+		{"sample.invalid", reflect.DeepEqual(a.Sample.Invalid, b.Sample.Invalid)},
+		{"cost.budget_usd", reflect.DeepEqual(a.Cost.BudgetUSD, b.Cost.BudgetUSD)},
+	}
+	for _, c := range checks {
+		if !c.same {
+			return c.field
+		}
+	}
+	return ""
+}
+
+// addCost adds shard cost c to the running total t (t is ignored for the
+// first shard).
+func addCost(t, c report.Cost, first bool) report.Cost {
+	if first {
+		return c
+	}
+	t.Light = addSide(t.Light, c.Light)
+	t.Deep = addSide(t.Deep, c.Deep)
+	t.BudgetStopped = t.BudgetStopped || c.BudgetStopped
+	return t
+}
+
+func addSide(t, c report.SideCost) report.SideCost {
+	t.Inspections += c.Inspections
+	t.Calls += c.Calls
+	t.CacheHits += c.CacheHits
+	t.Retries += c.Retries
+	t.Failed += c.Failed
+	t.Usage = t.Usage.Add(c.Usage)
+	t.Tokens += c.Tokens
+	t.Seconds += c.Seconds
+	if t.USD == nil || c.USD == nil {
+		t.USD = nil
+	} else {
+		v := *t.USD + *c.USD
+		t.USD = &v
+	}
+	return t
+}

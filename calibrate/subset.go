@@ -1,0 +1,358 @@
+package calibrate
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// Deep-subset policies.
+const (
+	// PolicyAll inspects every sampled run at both depths (the default).
+	PolicyAll = "all"
+	// PolicyUniform inspects a seeded simple random sample of the runs at
+	// depth deep: inclusion probability n/N for every run.
+	PolicyUniform = "uniform"
+	// PolicyUncertain gives each run an inclusion probability that is
+	// higher where light is least sure (see uncertainty), with a uniform
+	// floor, and draws each run independently (Poisson sampling).
+	PolicyUncertain = "uncertain"
+	// PolicyGiven takes the deep subset from the deep source: the runs a
+	// saved file (human labels) holds deep inspections of.
+	PolicyGiven = "given"
+)
+
+// Subset asks for deep on a subset of the sampled runs.
+type Subset struct {
+	// N (--deep-sample) or Fraction (--deep-fraction, in (0, 1]) sets the
+	// subset's expected size; neither means every run, unless the deep
+	// source covers some runs only.
+	N        int
+	Fraction float64
+	// Policy is PolicyUniform (default) or PolicyUncertain.
+	Policy string
+	// Seed draws the subset (with the run ids), so every shard draws the
+	// same one.
+	Seed uint64
+	// Chosen says how a deep source that covers some runs only chose them:
+	// "random" (--deep-subset random) or "" (not said: the estimates then
+	// assume a uniform random subset, and the report says so).
+	Chosen string
+}
+
+// UniformFloorShare is the share of the uncertain policy's inclusion
+// probability spread uniformly: every run has pi >= UniformFloorShare * n/N
+// (half the uniform rate), so no run is left out by design and the
+// inverse-probability weights stay bounded (at most 2N/n).
+const UniformFloorShare = 0.5
+
+// Coverage is implemented by a deep source that holds inspections of some
+// runs only (saved human labels): the runs it covers are the deep subset.
+type Coverage interface {
+	// Covers reports whether the source holds an inspection of run id at
+	// depth.
+	Covers(runID string, depth runner.Depth) bool
+	// InclusionProbability returns the probability with which the run was
+	// chosen for deep labelling, when the source records it.
+	InclusionProbability(runID string) (float64, bool)
+}
+
+func (s Subset) check() error {
+	switch {
+	case s.N < 0:
+		return fmt.Errorf("calibrate: deep sample must be 0 or more, got %d", s.N)
+	case s.Fraction < 0 || s.Fraction > 1 || math.IsNaN(s.Fraction):
+		return fmt.Errorf("calibrate: deep fraction must be in (0, 1], got %v", s.Fraction)
+	case s.N > 0 && s.Fraction > 0:
+		return fmt.Errorf("calibrate: give a deep sample size or a deep fraction, not both")
+	}
+	switch s.Policy {
+	case "", PolicyUniform, PolicyUncertain:
+	default:
+		return fmt.Errorf("calibrate: deep policy must be uniform or uncertain, got %q", s.Policy)
+	}
+	switch s.Chosen {
+	case "", "random":
+	default:
+		return fmt.Errorf("calibrate: deep subset must be random, got %q", s.Chosen)
+	}
+	return nil
+}
+
+// design is how the deep subset of one calibration is drawn.
+type design struct {
+	policy string
+	subset Subset
+	// n is the number of sampled runs, target the deep subset's expected
+	// size over the whole sample.
+	n      int
+	target float64
+	// deepRuns is the subset when it is known before any call (nil: all
+	// runs, or not known until light is had).
+	deepRuns map[string]bool
+	// pi holds each run's inclusion probability; assumed is true when it
+	// was not given and a uniform random subset is assumed.
+	pi      map[string]float64
+	assumed bool
+}
+
+// design decides the deep subset over the sampled runs.
+func (s Subset) design(runs []sampler.Run, deep runner.Inspector) design {
+	d := design{policy: PolicyAll, subset: s, n: len(runs)}
+	cov, covers := deep.(Coverage)
+	if covers {
+		in := map[string]bool{}
+		for _, r := range runs {
+			if cov.Covers(r.ID, runner.Deep) {
+				in[r.ID] = true
+			}
+		}
+		if len(in) < len(runs) {
+			d.policy, d.deepRuns, d.target = PolicyGiven, in, float64(len(in))
+			d.pi = map[string]float64{}
+			given := true
+			for id := range in {
+				p, ok := cov.InclusionProbability(id)
+				if !ok || !(p > 0 && p <= 1) {
+					given = false
+					break
+				}
+				d.pi[id] = p
+			}
+			if !given {
+				// The probability of the runs not labelled is unknown too: a
+				// uniform random subset is assumed for every run.
+				d.pi = map[string]float64{}
+				for _, r := range runs {
+					d.pi[r.ID] = float64(len(in)) / float64(len(runs))
+				}
+				d.assumed = s.Chosen != "random"
+			} else {
+				for _, r := range runs {
+					if _, ok := d.pi[r.ID]; !ok {
+						// A run not labelled keeps no probability of its own; the
+						// estimators only need the labelled runs' pi.
+						d.pi[r.ID] = math.NaN()
+					}
+				}
+			}
+			return d
+		}
+	}
+	switch {
+	case s.N > 0:
+		d.target = float64(min(s.N, len(runs)))
+	case s.Fraction > 0:
+		d.target = s.Fraction * float64(len(runs))
+	default:
+		return d
+	}
+	if d.target >= float64(len(runs)) {
+		return d
+	}
+	d.pi = map[string]float64{}
+	if s.Policy == PolicyUncertain {
+		d.policy = PolicyUncertain
+		return d
+	}
+	// Uniform: the round(target) runs with the smallest draws, over the
+	// whole sample (every shard draws the same subset).
+	d.policy = PolicyUniform
+	k := int(math.Round(d.target))
+	d.target = float64(k)
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		ui, uj := draw(s.Seed, ids[i]), draw(s.Seed, ids[j])
+		if ui != uj {
+			return ui < uj
+		}
+		return ids[i] < ids[j]
+	})
+	d.deepRuns = map[string]bool{}
+	for i, id := range ids {
+		if i < k {
+			d.deepRuns[id] = true
+		}
+		d.pi[id] = float64(k) / float64(len(runs))
+	}
+	return d
+}
+
+// draw is run id's uniform draw in [0, 1) for seed: the first 8 bytes of
+// SHA-256(seed as 8 big-endian bytes + id) over 2^64. It depends on the
+// run alone, so the subset does not change when runs are added or sharded.
+func draw(seed uint64, id string) float64 {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], seed)
+	h := sha256.New()
+	h.Write(b[:])
+	h.Write([]byte(id))
+	sum := h.Sum(nil)
+	return float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
+}
+
+// uncertainty is how unsure light is about a run, in [0, 1]: 1 for a
+// partial verdict; otherwise 1 - d/30 (at least 0), where d is the
+// smallest distance in points of either light score to a verdict
+// threshold (40 and 70, DESIGN.md's verdict rule): a run light scores 72
+// is less settled than one it scores 95.
+func uncertainty(in runner.Inspection) float64 {
+	if in.Verdict == runner.VerdictPartial {
+		return 1
+	}
+	d := math.Inf(1)
+	for _, s := range []float64{in.RuntimeFidelity, in.TaskEffectiveness} {
+		for _, t := range []float64{40, 70} {
+			d = math.Min(d, math.Abs(s-t))
+		}
+	}
+	return math.Max(0, 1-d/30)
+}
+
+// selectUncertain returns the runner's SelectDeep for the uncertain
+// policy: with the job's m runs that got a light inspection and a target
+// of n deep inspections over all N sampled runs (n*m/N for this job),
+//
+//	pi_i = min(1, c * (UniformFloorShare/m + (1 - UniformFloorShare) * u_i / sum_j u_j)) * n_job
+//
+// with c >= 1 raised until the capped probabilities sum to n_job (water
+// filling), and run i is inspected deep when draw(seed, id) < pi_i.
+// Shards normalise over their own runs: their probabilities are each
+// run's true inclusion probability, so the estimators stay valid, but a
+// merged report of shards equals an unsharded one only under the uniform
+// policy.
+func (d *design) selectUncertain(sampled int) func(map[string]runner.Inspection) map[string]bool {
+	return func(light map[string]runner.Inspection) map[string]bool {
+		ids := make([]string, 0, len(light))
+		for id := range light {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		m := len(ids)
+		if m == 0 {
+			return nil
+		}
+		nJob := d.target * float64(m) / float64(sampled)
+		u := make([]float64, m)
+		sumU := 0.0
+		for i, id := range ids {
+			u[i] = uncertainty(light[id])
+			sumU += u[i]
+		}
+		base := make([]float64, m)
+		for i := range ids {
+			b := UniformFloorShare / float64(m)
+			if sumU > 0 {
+				b += (1 - UniformFloorShare) * u[i] / sumU
+			} else {
+				b += (1 - UniformFloorShare) / float64(m)
+			}
+			base[i] = b * nJob
+		}
+		pi := waterFill(base, nJob)
+		out := map[string]bool{}
+		for i, id := range ids {
+			d.pi[id] = pi[i]
+			if draw(d.subset.Seed, id) < pi[i] {
+				out[id] = true
+			}
+		}
+		return out
+	}
+}
+
+// waterFill scales base (positive, summing to total) so that no value
+// exceeds 1 and the values still sum to total (when total <= len(base)):
+// capped values are fixed at 1 and the rest scaled up, until none exceeds 1.
+func waterFill(base []float64, total float64) []float64 {
+	pi := append([]float64(nil), base...)
+	capped := make([]bool, len(pi))
+	for range len(pi) {
+		free, freeSum, fixed := 0, 0.0, 0.0
+		for i, p := range pi {
+			if capped[i] {
+				fixed += 1
+				continue
+			}
+			free++
+			freeSum += p
+		}
+		if free == 0 || freeSum == 0 {
+			break
+		}
+		scale := (total - fixed) / freeSum
+		over := false
+		for i := range pi {
+			if capped[i] {
+				continue
+			}
+			pi[i] *= scale
+			if pi[i] >= 1 {
+				pi[i], capped[i], over = 1, true, true
+			}
+		}
+		if !over {
+			break
+		}
+	}
+	return pi
+}
+
+// inclusion lists each run's inclusion probability and whether it got a
+// deep inspection, sorted by run id; nil when deep ran on every run.
+func (d *design) inclusion(res runner.Result) []report.Inclusion {
+	if d.policy == PolicyAll {
+		return nil
+	}
+	out := []report.Inclusion{}
+	add := func(id string, deep bool) {
+		in := report.Inclusion{RunID: id, Deep: deep}
+		if p, ok := d.pi[id]; ok && !math.IsNaN(p) {
+			in.Pi = &p
+		}
+		out = append(out, in)
+	}
+	for _, p := range res.Pairs {
+		add(p.Run.ID, true)
+	}
+	for _, l := range res.LightOnly {
+		add(l.Run.ID, false)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
+	return out
+}
+
+// inputs is the subset's part of the report's inputs; nil for deep on
+// every run.
+func (d *design) inputs() *report.SubsetInputs {
+	if d.policy == PolicyAll {
+		return nil
+	}
+	in := &report.SubsetInputs{Policy: d.policy, Expected: d.target, Sampled: d.n, Assumed: d.assumed}
+	switch d.policy {
+	case PolicyUniform:
+		in.HowChosen = "a seeded simple random sample of the sampled runs"
+	case PolicyUncertain:
+		in.HowChosen = fmt.Sprintf("seeded Poisson sampling, more likely where light is least sure; every run has pi >= %g x n/N", UniformFloorShare)
+		in.MinPi = UniformFloorShare * d.target / float64(d.n)
+	case PolicyGiven:
+		switch {
+		case d.assumed:
+			in.HowChosen = "the runs the deep source covers; how they were chosen was not said, so a uniform random subset is ASSUMED: if it was not random, the estimates may be biased"
+		case d.subset.Chosen == "random":
+			in.HowChosen = "the runs the deep source covers, chosen at random (--deep-subset random)"
+		default:
+			in.HowChosen = "the runs the deep source covers, with the inclusion probabilities it records"
+		}
+	}
+	return in
+}

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// openInput opens path for reading without ever blocking past ctx: a
+// regular file; a character device (/dev/stdin on a terminal, /dev/zero:
+// the size limits stop it); or a named pipe (a shell's <(...), mkfifo),
+// whose open(2) waits for a writer in a goroutine that ctx can release.
+// Directories, sockets and other special files are refused with an error
+// wrapping fs.ErrInvalid. The returned stop function must be called when
+// reading is done; until then, the end of ctx makes a blocked read on a
+// pipe or terminal fail with os.ErrDeadlineExceeded.
+func openInput(ctx context.Context, path string) (*os.File, func(), error) {
+	// O_NONBLOCK: open(2) of a pipe without a writer returns at once, so
+	// that a file swapped for a pipe after a Stat cannot hang us.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular(), m&fs.ModeCharDevice != 0:
+	case m&fs.ModeNamedPipe != 0:
+		// A nonblocking pipe without a writer reads as empty: open it
+		// again, blocking until a writer comes or ctx ends.
+		f.Close()
+		if f, err = openPipe(ctx, path); err != nil {
+			return nil, nil, err
+		}
+	case m.IsDir():
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: is a directory", fs.ErrInvalid)
+	default:
+		f.Close()
+		return nil, nil, fmt.Errorf("%w: not a regular file, pipe or character device (%v)", fs.ErrInvalid, m.Type())
+	}
+	stop := context.AfterFunc(ctx, func() {
+		// Wakes a read parked in the runtime poller (pipes, terminals);
+		// regular files never block and answer ErrNoDeadline.
+		_ = f.SetReadDeadline(time.Unix(1, 0))
+	})
+	return f, func() { stop() }, nil
+}
+
+// openPipe opens the named pipe path for reading, waiting for a writer
+// until ctx ends; then it releases the waiting open(2) by opening the
+// pipe's write end itself, which succeeds because a reader is waiting.
+func openPipe(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+	}
+	for {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		select {
+		case o := <-ch:
+			if o.f != nil {
+				o.f.Close()
+			}
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+			// The opener had not reached open(2) yet: try again.
+		}
+	}
+}
+
+// readError turns a read interrupted by openInput's deadline into ctx's
+// error.
+func readError(ctx context.Context, err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
+
+// trustPhrase is each trust level in words.
+var trustPhrase = map[string]string{
+	advisor.TrustGate:         "Light can gate CI in deep's place",
+	advisor.TrustMonitor:      "Light can stand in for deep on trends, not for gating",
+	advisor.TrustExplore:      "Light is not yet a proxy for deep",
+	advisor.TrustInsufficient: "These runs do not yet tell whether light can stand in for deep",
+}
+
+// Summarize sets r.Summary from the report's figures: the trust verdict
+// (advisor.Trust on the linear kappa and the agreement interval) and one
+// sentence with the figures behind it, the verdict-level leniency, the
+// deep pass-rate estimate when there is one, the cost per run when known,
+// the gates' outcome and the priority-1 recommendation. Call it again
+// after the gates were checked.
+func Summarize(r *Report) {
+	a := r.AgreementRate
+	in := advisor.TrustInput{N: a.N, Kappa: r.Kappa.Linear}
+	if a.Wilson95 != nil {
+		in.AgreementLower, in.AgreementUpper = &a.Wilson95.Lower, &a.Wilson95.Upper
+	}
+	trust, why := advisor.Trust(in)
+	failed := len(gates.Failed(r.Gates))
+	r.Summary = Summary{Trust: trust, Why: why, GatesFailed: failed}
+
+	var parts []string
+	if a.Percent != nil {
+		parts = append(parts, fmt.Sprintf("verdicts agree on %s of %d runs [%s, %s]",
+			percent(*a.Percent), a.N, percent(a.Wilson95.Lower), percent(a.Wilson95.Upper)))
+	} else {
+		parts = append(parts, "no run has both verdicts")
+	}
+	if k := r.Kappa.Linear; k.Reason == "" && a.N > 0 {
+		parts = append(parts, fmt.Sprintf("linear kappa %.2f [%.2f, %.2f]", k.Value, k.CI95.Lower, k.CI95.Upper))
+	}
+	if l := leniencyWords(r.Leniency); l != "" {
+		parts = append(parts, l)
+	}
+	if e := r.Estimate; e != nil && e.Best != nil {
+		parts = append(parts, fmt.Sprintf("deep's pass rate over all %d runs is estimated at %s [%s, %s] (%s, from %d deep inspections)",
+			e.NLight, percent(100*e.Best.Point), percent(100*e.Best.Lower), percent(100*e.Best.Upper), e.Best.Method, e.NDeep))
+	}
+	if c := costWords(r.Cost); c != "" {
+		parts = append(parts, c)
+	}
+	if len(r.Gates) > 0 {
+		if failed == 0 {
+			parts = append(parts, fmt.Sprintf("all %d gates passed", len(r.Gates)))
+		} else {
+			var exprs []string
+			for _, g := range gates.Failed(r.Gates) {
+				exprs = append(exprs, g.Expr)
+			}
+			parts = append(parts, fmt.Sprintf("GATES FAILED: %d of %d (%s)", failed, len(r.Gates), strings.Join(exprs, "; ")))
+		}
+	}
+	if len(r.Recommendations) > 0 {
+		parts = append(parts, "priority 1: "+r.Recommendations[0].Target)
+	}
+	r.Summary.Sentence = fmt.Sprintf("%s (%s): %s.", trustPhrase[trust], trust, strings.Join(parts, "; "))
+}
+
+// leniencyWords says which way light errs at the pass line.
+func leniencyWords(l aggregate.Leniency) string {
+	if l.N == 0 {
+		return ""
+	}
+	var p string
+	if l.McNemarP != nil {
+		sig := "not significant"
+		if l.Significant {
+			sig = "significant"
+		}
+		p = fmt.Sprintf(", McNemar p = %.2g, %s", *l.McNemarP, sig)
+	}
+	switch l.Direction {
+	case aggregate.Lenient:
+		return fmt.Sprintf("at the pass line light is lenient: it passes %d runs deep does not and misses %d deep passes (%s)",
+			l.LightPassDeepNot, l.DeepPassLightNot, strings.TrimPrefix(p, ", "))
+	case aggregate.Strict:
+		return fmt.Sprintf("at the pass line light is strict: it misses %d deep passes and passes %d runs deep does not (%s)",
+			l.DeepPassLightNot, l.LightPassDeepNot, strings.TrimPrefix(p, ", "))
+	}
+	if l.LightPassDeepNot == 0 {
+		return "light and deep pass the same runs"
+	}
+	return fmt.Sprintf("at the pass line light errs both ways equally (%d and %d runs)", l.LightPassDeepNot, l.DeepPassLightNot)
+}
+
+// costWords says what a run costs on each side, when known.
+func costWords(c Cost) string {
+	switch {
+	case c.Light.PerRun != nil && c.Deep.PerRun != nil && c.DeepToLightPerRun != nil:
+		return fmt.Sprintf("a run costs $%s light and $%s deep (%.1fx)", money(*c.Light.PerRun), money(*c.Deep.PerRun), *c.DeepToLightPerRun)
+	case c.Deep.PerRun != nil && *c.Deep.PerRun > 0:
+		return fmt.Sprintf("a deep inspection costs $%s", money(*c.Deep.PerRun))
+	case c.Light.PerRun != nil && *c.Light.PerRun > 0:
+		return fmt.Sprintf("a light inspection costs $%s", money(*c.Light.PerRun))
+	}
+	return ""
+}
+
+// percent writes a percentage to 2 decimals.
+func percent(x float64) string { return fmt.Sprintf("%.2f%%", x) }
+
+// money writes dollars with 4 significant digits (fractions of a cent
+// matter per run).
+func money(x float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", x), "0"), ".")
+}

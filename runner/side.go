@@ -1,0 +1,314 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"golang.org/x/time/rate"
+)
+
+// Sides are the two inspectors evalcal calibrates against each other:
+// Light is called at depth light, Deep at depth deep. They may be the same
+// inspector (--inspector) or two different ones (--light, --deep).
+type Sides struct {
+	Light Inspector
+	Deep  Inspector
+}
+
+// Both is the one inspector at both depths.
+func Both(insp Inspector) Sides { return Sides{Light: insp, Deep: insp} }
+
+// of returns the inspector of depth.
+func (s Sides) of(d Depth) Inspector {
+	if d == Light {
+		return s.Light
+	}
+	return s.Deep
+}
+
+// SideOptions configures one side.
+type SideOptions struct {
+	// RPM limits requests per minute to the side's inspector, retries
+	// included; 0 means no limit.
+	RPM float64
+	// Price prices the side's token usage; nil means unpriced. Only
+	// Billed inspectors report usage.
+	Price *Price
+}
+
+// Price is what a model costs, in USD per million tokens. CachedInput
+// prices prompt tokens served from the provider's cache; nil means they
+// cost Input.
+type Price struct {
+	Input       float64  `yaml:"input" json:"input"`
+	Output      float64  `yaml:"output" json:"output"`
+	CachedInput *float64 `yaml:"cached_input,omitempty" json:"cached_input,omitempty"`
+}
+
+// USD is the price of u:
+//
+//	((Input - CachedInput) * p.Input + CachedInput * p.CachedInput + Output * p.Output) / 1e6
+//
+// Reasoning tokens are billed as output tokens, which is how providers
+// report them (they are a part of Output).
+func (p Price) USD(u Usage) float64 {
+	cachedPrice := p.Input
+	if p.CachedInput != nil {
+		cachedPrice = *p.CachedInput
+	}
+	fresh := max(u.Input-u.CachedInput, 0)
+	return (float64(fresh)*p.Input + float64(u.CachedInput)*cachedPrice + float64(u.Output)*p.Output) / 1e6
+}
+
+// SideCost is what one side's inspections cost in this run. Cache hits
+// cost nothing; failed calls are counted with whatever usage they billed.
+type SideCost struct {
+	// Identity is the side's inspector identity; Model its billed model
+	// (empty for inspectors that are not Billed).
+	Identity string `yaml:"identity" json:"identity"`
+	Model    string `yaml:"model,omitempty" json:"model,omitempty"`
+	// Inspections counts inspections had, from calls or the cache.
+	Inspections int `yaml:"inspections" json:"inspections"`
+	// Calls counts inspector calls made, retries included; CacheHits the
+	// inspections served by the cache; Retries the calls beyond the
+	// first attempt; Failed the inspections that could not be had.
+	Calls     int `yaml:"calls" json:"calls"`
+	CacheHits int `yaml:"cache_hits" json:"cache_hits"`
+	Retries   int `yaml:"retries" json:"retries"`
+	Failed    int `yaml:"failed" json:"failed"`
+	// Usage sums the token usage reported by a Billed inspector.
+	Usage Usage `yaml:"usage" json:"usage"`
+	// Tokens sums Cost.Tokens of every inspection had by a call.
+	Tokens int64 `yaml:"tokens" json:"tokens"`
+	// USD is the side's spending: usage priced with SideOptions.Price for
+	// a Billed inspector, else the sum of the cost.usd the inspector
+	// reported. Nil when a Billed inspector has no price.
+	USD *float64 `yaml:"usd" json:"usd"`
+	// Seconds sums the cost.seconds the inspector reported for the
+	// inspections had by calls (an LLM judge reports each call's wall
+	// time; builtin reports none). The runner's own clock is not used, so
+	// the same inspections give the same report whatever --jobs is.
+	Seconds float64 `yaml:"seconds" json:"seconds"`
+}
+
+// side is one side's shared state during a Run.
+type side struct {
+	depth    Depth
+	insp     Inspector
+	identity string
+	billed   Billed
+	price    *Price
+	limiter  *rate.Limiter
+	// worst is the price of the most a call can bill (Billed with a
+	// price), 0 otherwise.
+	worst float64
+
+	mu   sync.Mutex
+	cost SideCost
+	usd  float64
+	// early tracks the first calls' outcomes for the stop-early rule.
+	early      []string
+	succeeded  bool
+	earlyFired bool
+}
+
+func newSide(depth Depth, insp Inspector, o SideOptions) *side {
+	s := &side{depth: depth, insp: insp, identity: insp.Identity(), price: o.Price}
+	s.cost.Identity = s.identity
+	if b, ok := insp.(Billed); ok {
+		s.billed = b
+		s.cost.Model = b.Model()
+		if o.Price != nil {
+			in, out := b.MaxCallTokens()
+			s.worst = o.Price.USD(Usage{Input: in, Output: out})
+		}
+	}
+	if o.RPM > 0 {
+		// Burst 1: requests are spaced evenly, never bunched at the start
+		// of a minute.
+		s.limiter = rate.NewLimiter(rate.Limit(o.RPM/60), 1)
+	}
+	return s
+}
+
+// wait blocks until the side's rate limit lets one more request through.
+func (s *side) wait(ctx context.Context) error {
+	if s.limiter == nil {
+		return nil
+	}
+	return s.limiter.Wait(ctx)
+}
+
+// callUSD prices one call: the inspector's usage at the side's price for
+// a Billed inspector, else the cost.usd it reported.
+func (s *side) callUSD(u *Usage, reported float64) float64 {
+	if s.billed != nil {
+		if s.price == nil || u == nil {
+			return 0
+		}
+		return s.price.USD(*u)
+	}
+	return reported
+}
+
+// recordCall adds one call (attempt) to the side's cost and returns the
+// USD it cost.
+func (s *side) recordCall(u *Usage, reported float64, retry bool) float64 {
+	usd := s.callUSD(u, reported)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cost.Calls++
+	if retry {
+		s.cost.Retries++
+	}
+	if u != nil {
+		s.cost.Usage = s.cost.Usage.Add(*u)
+	}
+	s.usd += usd
+	return usd
+}
+
+// recordOutcome counts one inspection had or failed.
+func (s *side) recordOutcome(insp *Inspection, cached, failed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case failed:
+		s.cost.Failed++
+	case cached:
+		s.cost.CacheHits++
+		s.cost.Inspections++
+	default:
+		s.cost.Inspections++
+		s.cost.Tokens += insp.Cost.Tokens
+		s.cost.Seconds += insp.Cost.Seconds
+	}
+}
+
+// summary returns the side's cost with USD filled in.
+func (s *side) summary() SideCost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.cost
+	if s.billed == nil || s.price != nil {
+		usd := s.usd
+		if math.IsNaN(usd) || math.IsInf(usd, 0) {
+			usd = 0
+		}
+		c.USD = &usd
+	}
+	if c.Usage.Model == "" && s.billed != nil {
+		c.Usage.Model = s.billed.Model()
+	}
+	return c
+}
+
+// EarlyStopCalls is how many first inspections of a side must all fail the
+// same way, with none succeeding, for the run to stop: a misconfigured
+// inspector then costs a handful of calls and one clear line, not one
+// failure per run.
+const EarlyStopCalls = 5
+
+// noteEarly records the outcome of one of the side's inspections and
+// reports whether the stop-early rule fires: the first EarlyStopCalls
+// inspections all failed with the same signature and none succeeded.
+func (s *side) noteEarly(signature string, ok bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.succeeded || s.earlyFired {
+		return false
+	}
+	if ok {
+		s.succeeded = true
+		return false
+	}
+	s.early = append(s.early, signature)
+	if len(s.early) < EarlyStopCalls {
+		return false
+	}
+	for _, sig := range s.early[1:] {
+		if sig != s.early[0] {
+			return false
+		}
+	}
+	s.earlyFired = true
+	return true
+}
+
+// signature is a failure reason with the run's id and path taken out, so
+// that the same misconfiguration gives the same text on every run.
+func signature(reason, runID, runPath string) string {
+	if runPath != "" {
+		reason = strings.ReplaceAll(reason, runPath, "{run}")
+	}
+	if runID != "" {
+		reason = strings.ReplaceAll(reason, runID, "{id}")
+	}
+	return reason
+}
+
+// StopError says why a Run stopped before its end: a fatal error of one
+// side (bad key, unknown model, missing program) or the stop-early rule.
+// The command reports it in one line and exits 2.
+type StopError struct {
+	Side     Depth
+	Identity string
+	Err      error
+}
+
+func (e *StopError) Error() string {
+	return fmt.Sprintf("%s inspector %s: %v", e.Side, e.Identity, e.Err)
+}
+
+func (e *StopError) Unwrap() error { return e.Err }
+
+// budget keeps a --max-cost budget across both sides. A call reserves the
+// most it can cost before it starts and settles at what it cost.
+type budget struct {
+	max      float64
+	mu       sync.Mutex
+	spent    float64
+	reserved float64
+	stopped  bool
+}
+
+// reserve reports whether a call whose worst case is worst may start; it
+// reserves worst when it may. Once a call is refused, none starts again,
+// so the runs inspected do not depend on which call finished first more
+// than the budget itself forces.
+func (b *budget) reserve(worst float64) bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped || b.spent+b.reserved+worst > b.max {
+		b.stopped = true
+		return false
+	}
+	b.reserved += worst
+	return true
+}
+
+// settle replaces a reservation of worst with the actual cost usd.
+func (b *budget) settle(worst, usd float64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.reserved -= worst
+	b.spent += usd
+}
+
+func (b *budget) hasStopped() bool {
+	if b == nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stopped
+}

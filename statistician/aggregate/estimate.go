@@ -1,0 +1,373 @@
+package aggregate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician"
+)
+
+// level is the confidence level of every interval in this file.
+const level = 0.95
+
+// rogenGladenSeed seeds the Rogan-Gladen bootstrap: fixed, so the report
+// is the same for the same runs.
+const roganGladenSeed = 20231127
+
+// MinMinorityLabels is the fewest deep labels of the rarer outcome (pass or
+// not pass) under which the estimate section warns that the normal
+// intervals of PPI++ and IPW may cover a little less than 95% (the
+// simulations in statistician/estimate_sim_test.go: 93.7% with 5% deep and
+// a 10% pass rate).
+const MinMinorityLabels = 50
+
+// clusteredAgreement is the agreement rate with runs clustered by system
+// (statistician.ClusterRobustProportion), in percent, and the design
+// effect: the clustered variance over the binomial one.
+func clusteredAgreement(cs []comparator.Comparison) ClusteredRate {
+	c := ClusteredRate{N: len(cs)}
+	matches := make([]bool, len(cs))
+	systems := make([]string, len(cs))
+	seen := map[string]bool{}
+	for i, x := range cs {
+		matches[i], systems[i] = x.VerdictMatch, x.System
+		seen[x.System] = true
+	}
+	c.Clusters = len(seen)
+	r := statistician.ClusterRobustProportion(matches, systems, level)
+	if len(cs) > 0 {
+		p := 100 * r.Value
+		c.Percent = &p
+	}
+	if r.Reason != "" {
+		c.Reason = r.Reason
+		return c
+	}
+	c.CI95 = &statistician.Interval{Lower: 100 * r.CI.Lower, Upper: 100 * r.CI.Upper}
+	if v := r.Value * (1 - r.Value) / float64(len(cs)); v > 0 {
+		d := r.SE * r.SE / v
+		c.DesignEffect = &d
+	}
+	return c
+}
+
+// leniency counts the runs light passes and deep does not, and the
+// reverse, and tests them with McNemar's exact test.
+func leniency(cs []comparator.Comparison) Leniency {
+	l := Leniency{N: len(cs), Direction: Balanced}
+	lightPass, deepPass := 0, 0
+	for _, c := range cs {
+		lp, dp := c.LightVerdict == runner.VerdictPass, c.DeepVerdict == runner.VerdictPass
+		if lp {
+			lightPass++
+		}
+		if dp {
+			deepPass++
+		}
+		switch {
+		case lp && !dp:
+			l.LightPassDeepNot++
+		case dp && !lp:
+			l.DeepPassLightNot++
+		}
+	}
+	if l.N == 0 {
+		return l
+	}
+	lr, dr := 100*float64(lightPass)/float64(l.N), 100*float64(deepPass)/float64(l.N)
+	l.LightPassRate, l.DeepPassRate = &lr, &dr
+	m := statistician.McNemarExact(l.LightPassDeepNot, l.DeepPassLightNot)
+	switch m.Direction {
+	case statistician.LightLenient:
+		l.Direction = Lenient
+	case statistician.LightStrict:
+		l.Direction = Strict
+	}
+	if m.Discordant > 0 {
+		p := m.P
+		l.McNemarP = &p
+		l.Significant = p < 0.05
+	}
+	return l
+}
+
+// estimateRun is one run's light prediction and, when labelled, its deep
+// outcome.
+type estimateRun struct {
+	id           string
+	lightPass    bool
+	f            float64 // light's forecast of a deep pass
+	lightRF      float64
+	lightTE      float64
+	labelled     bool
+	deepPass     float64
+	deepRF       float64
+	deepTE       float64
+	pi           float64
+	piKnown      bool
+	lightVerdict string
+}
+
+// estimate computes the estimate section: what deep would say over every
+// run with a light inspection, from the deep labels of the subset.
+//
+// The light predictor of a deep pass is the light-score forecast of the
+// forecast section, f = (light runtime_fidelity + light task_effectiveness)
+// / 200; of a deep score, light's same score. With a uniform design
+// (every pi equal) the section gives the classical estimate (the deep
+// subset alone), PPI++ and Rogan-Gladen; with unequal pi only the
+// inverse-probability-weighted estimator is valid, and the others carry
+// the reason. Best names the valid pass-rate estimate with the narrowest
+// interval.
+func estimate(in Input) Estimate {
+	runs := make([]estimateRun, 0, len(in.Comparisons)+len(in.LightOnly))
+	for _, c := range in.Comparisons {
+		p, y := LightForecast(c)
+		r := estimateRun{id: c.RunID, lightPass: c.LightVerdict == runner.VerdictPass, f: p,
+			lightRF: c.Light.RuntimeFidelity, lightTE: c.Light.TaskEffectiveness, labelled: true,
+			deepPass: float64(y), deepRF: c.Deep.RuntimeFidelity, deepTE: c.Deep.TaskEffectiveness}
+		r.pi, r.piKnown = in.Pi[c.RunID]
+		runs = append(runs, r)
+	}
+	for _, l := range in.LightOnly {
+		r := estimateRun{id: l.RunID, lightPass: l.LightVerdict == runner.VerdictPass,
+			f: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200, lightRF: l.Light.RuntimeFidelity, lightTE: l.Light.TaskEffectiveness}
+		r.pi, r.piKnown = in.Pi[l.RunID]
+		runs = append(runs, r)
+	}
+	// Sorted by run id: the estimators' cross-fitting folds depend on order.
+	slices.SortFunc(runs, func(a, b estimateRun) int { return cmp.Compare(a.id, b.id) })
+
+	e := Estimate{Design: in.Design, NLight: len(runs), Notes: []string{},
+		Predictor: "a deep pass: (light runtime_fidelity + light task_effectiveness) / 200; a deep score: light's same score"}
+	minority := [2]int{}
+	for _, r := range runs {
+		if r.labelled {
+			e.NDeep++
+			minority[int(r.deepPass)]++
+		}
+	}
+	uniform, piOK := true, true
+	for _, r := range runs {
+		if r.labelled && !r.piKnown {
+			piOK = false
+		}
+		if r.piKnown && runs[0].piKnown && math.Abs(r.pi-runs[0].pi) > 1e-12 {
+			uniform = false
+		}
+	}
+	if in.Assumed {
+		e.Notes = append(e.Notes, "the deep subset was not said to be random: these estimates ASSUME it was; if the labelled runs were picked for a reason, they may be biased")
+	}
+	if m := min(minority[0], minority[1]); e.NDeep > 0 && m < MinMinorityLabels {
+		e.Notes = append(e.Notes, fmt.Sprintf("only %d deep labels of the rarer outcome: the normal intervals of PPI++ and IPW may cover a little less than 95%%", m))
+	}
+
+	pass := func(r estimateRun) float64 { return r.deepPass }
+	rf := func(r estimateRun) float64 { return r.deepRF }
+	te := func(r estimateRun) float64 { return r.deepTE }
+	fPass := func(r estimateRun) float64 { return r.f }
+	fRF := func(r estimateRun) float64 { return r.lightRF }
+	fTE := func(r estimateRun) float64 { return r.lightTE }
+
+	e.PassRate = estimateSet(runs, pass, fPass, true, uniform, piOK)
+	e.RuntimeFidelity = estimateSet(runs, rf, fRF, false, uniform, piOK)
+	e.TaskEffectiveness = estimateSet(runs, te, fTE, false, uniform, piOK)
+	if uniform {
+		rg := roganGladen(runs)
+		e.PassRate.RoganGladen = &rg
+	}
+	e.Best = best(e.PassRate)
+	return e
+}
+
+// estimateSet estimates one target: y is the deep value of a labelled run,
+// f light's prediction of it; rate says y is 0/1 (Wilson interval for the
+// classical estimate, estimates clamped to [0, 1]).
+func estimateSet(runs []estimateRun, y, f func(estimateRun) float64, rate, uniform, piOK bool) EstimateSet {
+	var yl, fl, fu, fAll, yAll, pi []float64
+	var labelled []bool
+	for _, r := range runs {
+		fAll = append(fAll, f(r))
+		labelled = append(labelled, r.labelled)
+		p := r.pi
+		if !r.piKnown || !(p > 0) {
+			p = 1
+		}
+		pi = append(pi, p)
+		if r.labelled {
+			yl, fl = append(yl, y(r)), append(fl, f(r))
+			yAll = append(yAll, y(r))
+		} else {
+			fu = append(fu, f(r))
+			yAll = append(yAll, 0)
+		}
+	}
+	var s EstimateSet
+	var classical statistician.Estimate
+	if rate {
+		classical = statistician.ClassicalRate(yl, level)
+	} else {
+		classical = statistician.ClassicalMean(yl, level)
+	}
+	ppi := statistician.PPIMean(yl, fl, fu, level)
+	if rate {
+		ppi = ppi.ClampTo(0, 1)
+	}
+	s.Classical, s.PPI = methodEstimate(classical), methodEstimate(ppi)
+	if !uniform {
+		why := "not valid here: the deep subset was drawn with unequal probabilities (see ipw)"
+		s.Classical, s.PPI = MethodEstimate{Reason: why}, MethodEstimate{Reason: why}
+		var ipw MethodEstimate
+		if piOK {
+			est := statistician.IPWMean(fAll, yAll, pi, labelled, level)
+			if rate {
+				est = est.ClampTo(0, 1)
+			}
+			ipw = methodEstimate(est)
+		} else {
+			ipw = MethodEstimate{Reason: "the inclusion probability of some labelled runs is not known"}
+		}
+		s.IPW = &ipw
+	}
+	return s
+}
+
+// methodEstimate turns a statistician.Estimate into the report's form:
+// null figures with the reason when it is undefined.
+func methodEstimate(e statistician.Estimate) MethodEstimate {
+	m := MethodEstimate{Reason: e.Reason, Lambda: e.Lambda}
+	if e.Reason != "" && e.SE == 0 && e.Value == 0 && e.CI == (statistician.Interval{}) {
+		return m
+	}
+	v := e.Value
+	m.Point = &v
+	if e.SE > 0 {
+		se, n := e.SE, e.EffectiveN
+		ci := e.CI
+		m.SE, m.CI95, m.EffectiveN = &se, &ci, &n
+	}
+	return m
+}
+
+// roganGladen is light's pass rate over every run corrected by its
+// sensitivity and specificity against deep on the labelled runs.
+func roganGladen(runs []estimateRun) MethodEstimate {
+	var pc statistician.PassCounts
+	unPass, unN := 0, 0
+	for _, r := range runs {
+		if !r.labelled {
+			unN++
+			if r.lightPass {
+				unPass++
+			}
+			continue
+		}
+		dp := r.deepPass == 1
+		switch {
+		case r.lightPass && dp:
+			pc.BothPass++
+		case r.lightPass:
+			pc.LightOnly++
+		case dp:
+			pc.DeepOnly++
+		default:
+			pc.NeitherPass++
+		}
+	}
+	rg := statistician.RoganGladen(pc, unPass, unN, statistician.BootstrapOptions{Seed: roganGladenSeed, Level: level})
+	return methodEstimate(rg.Estimate)
+}
+
+// best is the valid pass-rate estimate with the narrowest interval.
+func best(s EstimateSet) *BestEstimate {
+	var out *BestEstimate
+	consider := func(name string, m *MethodEstimate) {
+		if m == nil || m.Reason != "" || m.Point == nil || m.CI95 == nil {
+			return
+		}
+		if out == nil || m.CI95.Upper-m.CI95.Lower < out.Upper-out.Lower {
+			out = &BestEstimate{Method: name, Point: *m.Point, Lower: m.CI95.Lower, Upper: m.CI95.Upper}
+		}
+	}
+	consider(statistician.MethodClassical, &s.Classical)
+	consider(statistician.MethodPPI, &s.PPI)
+	consider(statistician.MethodIPW, s.IPW)
+	consider(statistician.MethodRoganGladen, s.RoganGladen)
+	return out
+}
+
+// repeatability measures each side's agreement with itself over its
+// repeats.
+func repeatability(rs []RunRepeats) Repeatability {
+	k := 0
+	for _, r := range rs {
+		k = max(k, len(r.Light), len(r.Deep))
+	}
+	out := Repeatability{K: k,
+		Rule: "the paired statistics use each run's majority verdict (a tie goes to the stricter verdict) and mean scores over its repeats"}
+	out.Light = sideRepeatability(rs, k, func(r RunRepeats) []Repeat { return r.Light })
+	out.Deep = sideRepeatability(rs, k, func(r RunRepeats) []Repeat { return r.Deep })
+	return out
+}
+
+func sideRepeatability(rs []RunRepeats, k int, side func(RunRepeats) []Repeat) SideRepeatability {
+	var s SideRepeatability
+	var counts [][]int
+	var sdRF, sdTE []float64
+	for _, r := range rs {
+		reps := side(r)
+		if len(reps) != k || k < 2 {
+			continue
+		}
+		row := make([]int, len(verdictOrder))
+		var rf, te []float64
+		for _, x := range reps {
+			if i := verdictIndex(x.Verdict); i >= 0 {
+				row[i]++
+			}
+			rf, te = append(rf, x.Scores.RuntimeFidelity), append(te, x.Scores.TaskEffectiveness)
+		}
+		counts = append(counts, row)
+		sdRF, sdTE = append(sdRF, sd(rf)), append(sdTE, sd(te))
+	}
+	s.Runs = len(counts)
+	if s.Runs == 0 {
+		s.Reason = "no run has every repeat of this side"
+		return s
+	}
+	rep := statistician.Repeatability(counts, verdictIndex(runner.VerdictPass), level)
+	if rep.Reason == "" {
+		fr, pk := rep.FlipRate, rep.PassAllK
+		s.FlipRate, s.PassAllK = &fr, &pk
+	} else {
+		s.Reason = rep.Reason
+	}
+	fk := statistician.FleissKappa(counts, level)
+	if fk.Reason == "" {
+		v, ci := fk.Value, fk.CI
+		s.FleissKappa, s.FleissCI95 = &v, &ci
+	} else if s.Reason == "" {
+		s.Reason = "fleiss kappa: " + fk.Reason
+	}
+	mrf, mte := mean(sdRF), mean(sdTE)
+	s.ScoreSpread = ScoreSpread{RuntimeFidelity: &mrf, TaskEffectiveness: &mte}
+	return s
+}
+
+// sd is the sample standard deviation (n-1), 0 for fewer than 2 values.
+func sd(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	m := mean(x)
+	ss := 0.0
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(len(x)-1))
+}

@@ -1,0 +1,176 @@
+package aggregate
+
+import (
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/statistician"
+)
+
+// ClusteredRate is the agreement rate with an interval that allows for
+// runs of one system not being independent: the cluster-robust (CR1)
+// variance of the mean of the 0/1 matches, clustered by system, and a t
+// interval with G-1 degrees of freedom (Cameron and Miller 2015), in
+// percent. With fewer than two systems only Reason is set.
+type ClusteredRate struct {
+	Percent  *float64               `yaml:"percent" json:"percent"`
+	N        int                    `yaml:"n" json:"n"`
+	Clusters int                    `yaml:"clusters" json:"clusters"`
+	CI95     *statistician.Interval `yaml:"ci95" json:"ci95"`
+	// DesignEffect is the clustered variance over the simple binomial
+	// variance: above 1, runs of one system agree or disagree together.
+	DesignEffect *float64 `yaml:"design_effect" json:"design_effect"`
+	Reason       string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// Leniency compares verdicts at the pass line: how often light passes a
+// run deep does not pass, against the reverse, with McNemar's exact test
+// of the two being equally likely. It is the verdict-level counterpart of
+// the score-based bias_direction, which can disagree with it.
+type Leniency struct {
+	// LightPassDeepNot counts runs light passed and deep did not (partial
+	// or fail); DeepPassLightNot the reverse.
+	LightPassDeepNot int `yaml:"light_pass_deep_not" json:"light_pass_deep_not"`
+	DeepPassLightNot int `yaml:"deep_pass_light_not" json:"deep_pass_light_not"`
+	N                int `yaml:"n" json:"n"`
+	// LightPassRate and DeepPassRate are the pass rates in percent over the
+	// same runs.
+	LightPassRate *float64 `yaml:"light_pass_rate" json:"light_pass_rate"`
+	DeepPassRate  *float64 `yaml:"deep_pass_rate" json:"deep_pass_rate"`
+	// McNemarP is the two-sided exact McNemar p-value (binomial on the
+	// discordant runs); null when there is no discordant run.
+	McNemarP *float64 `yaml:"mcnemar_p" json:"mcnemar_p"`
+	// Direction is lenient (light passes more), strict (light passes
+	// less) or balanced, by the counts; Significant says whether McNemar's
+	// test rejects balance at the 5% level.
+	Direction   string `yaml:"direction" json:"direction"`
+	Significant bool   `yaml:"significant" json:"significant"`
+}
+
+// Leniency directions.
+const (
+	Lenient  = "lenient"
+	Strict   = "strict"
+	Balanced = "balanced"
+)
+
+// Estimate is what deep would say over all sampled runs when deep ran on
+// a subset: the deep pass rate and the deep mean of each score, each by
+// several estimators.
+type Estimate struct {
+	// Design says how the deep subset was drawn (from the report's inputs).
+	Design string `yaml:"design" json:"design"`
+	// NLight is the number of runs with a light inspection, NDeep those
+	// also inspected deep.
+	NLight int `yaml:"n_light" json:"n_light"`
+	NDeep  int `yaml:"n_deep" json:"n_deep"`
+	// Predictor says how light predicts deep for each estimate.
+	Predictor         string        `yaml:"predictor" json:"predictor"`
+	PassRate          EstimateSet   `yaml:"pass_rate" json:"pass_rate"`
+	RuntimeFidelity   EstimateSet   `yaml:"runtime_fidelity" json:"runtime_fidelity"`
+	TaskEffectiveness EstimateSet   `yaml:"task_effectiveness" json:"task_effectiveness"`
+	Notes             []string      `yaml:"notes" json:"notes"`
+	Best              *BestEstimate `yaml:"best" json:"best"`
+}
+
+// BestEstimate names the estimator the summary quotes for the pass rate:
+// the one with the narrowest valid interval among those the design
+// supports.
+type BestEstimate struct {
+	Method string  `yaml:"method" json:"method"`
+	Point  float64 `yaml:"point" json:"point"`
+	Lower  float64 `yaml:"lower" json:"lower"`
+	Upper  float64 `yaml:"upper" json:"upper"`
+}
+
+// EstimateSet holds one target's estimates by method.
+type EstimateSet struct {
+	Classical   MethodEstimate  `yaml:"classical" json:"classical"`
+	PPI         MethodEstimate  `yaml:"ppi" json:"ppi"`
+	IPW         *MethodEstimate `yaml:"ipw,omitempty" json:"ipw,omitempty"`
+	RoganGladen *MethodEstimate `yaml:"rogan_gladen,omitempty" json:"rogan_gladen,omitempty"`
+}
+
+// MethodEstimate is one estimator's answer: the point estimate and its
+// 95% interval, the standard error, lambda where the method tunes one,
+// and the effective number of deep inspections the estimate is worth
+// (n_deep times the classical variance over this method's). Undefined:
+// only Reason.
+type MethodEstimate struct {
+	Point      *float64               `yaml:"point" json:"point"`
+	CI95       *statistician.Interval `yaml:"ci95" json:"ci95"`
+	SE         *float64               `yaml:"se" json:"se"`
+	Lambda     *float64               `yaml:"lambda,omitempty" json:"lambda,omitempty"`
+	EffectiveN *float64               `yaml:"effective_n" json:"effective_n"`
+	Reason     string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// Repeatability is each side's agreement with itself over K repeats.
+type Repeatability struct {
+	K     int               `yaml:"k" json:"k"`
+	Light SideRepeatability `yaml:"light" json:"light"`
+	Deep  SideRepeatability `yaml:"deep" json:"deep"`
+	// Rule says how repeats become the paired verdict and scores.
+	Rule string `yaml:"rule" json:"rule"`
+}
+
+// SideRepeatability is one side's repeatability.
+type SideRepeatability struct {
+	// Runs counts runs with K repeats of this side.
+	Runs int `yaml:"runs" json:"runs"`
+	// FlipRate is the share of runs whose K verdicts are not unanimous;
+	// PassAllK the share passed by every repeat (pass^K).
+	FlipRate *float64 `yaml:"flip_rate" json:"flip_rate"`
+	PassAllK *float64 `yaml:"pass_all_k" json:"pass_all_k"`
+	// FleissKappa is the agreement of the repeats with each other beyond
+	// chance, over the three verdicts, with its asymptotic interval.
+	FleissKappa *float64               `yaml:"fleiss_kappa" json:"fleiss_kappa"`
+	FleissCI95  *statistician.Interval `yaml:"fleiss_ci95" json:"fleiss_ci95"`
+	// ScoreSpread is the mean over runs of the within-run standard
+	// deviation of each score, in points.
+	ScoreSpread ScoreSpread `yaml:"score_spread" json:"score_spread"`
+	Reason      string      `yaml:"reason,omitempty" json:"reason,omitempty"`
+}
+
+// ScoreSpread is a spread in points of each score.
+type ScoreSpread struct {
+	RuntimeFidelity   *float64 `yaml:"runtime_fidelity" json:"runtime_fidelity"`
+	TaskEffectiveness *float64 `yaml:"task_effectiveness" json:"task_effectiveness"`
+}
+
+// LightOnlyRun is a run inspected at light depth only (not in the deep
+// subset).
+type LightOnlyRun struct {
+	RunID        string            `yaml:"run_id" json:"run_id"`
+	System       string            `yaml:"system" json:"system"`
+	LightVerdict string            `yaml:"light_verdict" json:"light_verdict"`
+	Light        comparator.Scores `yaml:"light_scores" json:"light_scores"`
+}
+
+// RunRepeats is one run's repeated inspections per side (--repeat K).
+type RunRepeats struct {
+	RunID string   `yaml:"run_id" json:"run_id"`
+	Light []Repeat `yaml:"light" json:"light"`
+	Deep  []Repeat `yaml:"deep" json:"deep"`
+}
+
+// Repeat is one repeated inspection's verdict and scores.
+type Repeat struct {
+	Verdict string            `yaml:"verdict" json:"verdict"`
+	Scores  comparator.Scores `yaml:"scores" json:"scores"`
+}
+
+// Input is everything the stage aggregates: the paired runs' comparisons
+// and, when deep ran on a subset or repeats were made, the runs inspected
+// at light depth only, each run's inclusion probability and the repeats.
+type Input struct {
+	Comparisons []comparator.Comparison
+	LightOnly   []LightOnlyRun
+	// Pi holds each run's probability of a deep inspection; nil when deep
+	// ran on every run. A run missing from a non-nil Pi has no known
+	// probability.
+	Pi map[string]float64
+	// Design says how the deep subset was drawn, for the estimate section;
+	// Assumed marks a uniform random subset nobody vouched for.
+	Design  string
+	Assumed bool
+	Repeats []RunRepeats
+}

@@ -1,0 +1,460 @@
+#!/usr/bin/python3
+"""estimate_ref.py writes estimate_values.json: reference values for the
+estimation half of evalcal's scoring core (statistician/estimate.go,
+ppi.go, ipw.go, rogangladen.go, mcnemar.go, cluster.go, fleiss.go,
+plan.go), each with its provenance (tool, version, exact call).
+
+Run with Debian's python (python3-numpy, python3-scipy,
+python3-statsmodels) from this directory:
+
+    /usr/bin/python3 estimate_ref.py
+
+The estimators are written here from the papers' formulas with numpy, not
+from the Go code; where a closed form could share a mistake with the Go
+code, a second route checks it inside this script (a numerical minimiser
+for PPI++'s lambda, the paper's printed form for IPW at lambda = 1, a
+brute-force scan for the planners) and the script stops if the two
+disagree.
+"""
+import json
+import math
+import os
+
+import numpy as np
+import scipy
+import scipy.optimize
+import scipy.stats
+import statsmodels
+import statsmodels.api as sm
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.inter_rater import fleiss_kappa
+from statsmodels.stats.proportion import proportion_confint
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NUMPY = "numpy " + np.__version__
+SCIPY = "scipy " + scipy.__version__
+STATSMODELS = "statsmodels " + statsmodels.__version__
+
+
+def val(value, tool, call):
+    return {"value": float(value), "tool": tool, "call": call}
+
+
+def floats(a):
+    return [float(v) for v in a]
+
+
+# ---------------------------------------------------------------- PPI++
+# Angelopoulos, Duchi, Zrnic (2023), arXiv 2311.01453, mean estimation:
+# theta = mean(Y) + lam (mean(f_u) - mean(f_l)); plug-in variance
+# Var(Y - lam f_l)/n + lam^2 Var(f_u)/N_u (ddof=1); lam minimises it on
+# [0, 1]. lam is cross-fitted over two folds of the labelled runs (even
+# and odd positions): fold k uses the lam tuned on the other fold.
+
+def ppi_lambda(y, fl, fu, n_total):
+    """lam minimising Var_S(y - lam f)/n + lam^2 Var(fu)/N_u on [0, 1]."""
+    nu = len(fu)
+    crit = lambda lam: np.var(y - lam * fl, ddof=1) / n_total + lam ** 2 * np.var(fu, ddof=1) / nu
+    cov = np.cov(y, fl, ddof=1)[0, 1]
+    den = np.var(fl, ddof=1) + n_total / nu * np.var(fu, ddof=1)
+    lam = float(np.clip(cov / den, 0, 1)) if den > 0 else 0.0
+    # Second route: minimise the criterion numerically.
+    opt = scipy.optimize.minimize_scalar(crit, bounds=(0, 1), method="bounded", options={"xatol": 1e-12})
+    assert abs(opt.x - lam) < 1e-6 or abs(crit(opt.x) - crit(lam)) < 1e-15, (opt.x, lam)
+    return lam
+
+
+def ppi_ref(name, y, fl, fu, level):
+    y, fl, fu = np.asarray(y, float), np.asarray(fl, float), np.asarray(fu, float)
+    n, nu = len(y), len(fu)
+    folds = [np.arange(n) % 2 == 0, np.arange(n) % 2 == 1]
+    lam = [ppi_lambda(y[folds[1 - k]], fl[folds[1 - k]], fu, n) for k in (0, 1)]
+    nk = [folds[k].sum() for k in (0, 1)]
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    if lam == [0.0, 0.0]:
+        lam_bar, theta, se = 0.0, y.mean(), math.sqrt(np.var(y, ddof=1) / n)
+    else:
+        r = [y[folds[k]] - lam[k] * fl[folds[k]] for k in (0, 1)]
+        lam_bar = (nk[0] * lam[0] + nk[1] * lam[1]) / n
+        theta = (nk[0] * r[0].mean() + nk[1] * r[1].mean()) / n + lam_bar * fu.mean()
+        se = math.sqrt((nk[0] * np.var(r[0], ddof=1) + nk[1] * np.var(r[1], ddof=1)) / n ** 2
+                       + lam_bar ** 2 * np.var(fu, ddof=1) / nu)
+    ess = np.var(y, ddof=1) / se ** 2
+    call = ("numpy: folds = even/odd positions; lam_k = clip(cov(y,fl,ddof=1)/(var(fl,ddof=1) + n/N_u var(fu,ddof=1)), 0, 1) "
+            "on the other fold (checked against scipy.optimize.minimize_scalar of Var(y - lam fl)/n + lam^2 Var(fu)/N_u); "
+            "r = y - lam_k fl; lam_bar = (n_0 lam_0 + n_1 lam_1)/n; theta = mean(r) + lam_bar mean(fu); "
+            "se = sqrt((n_0 var(r_0) + n_1 var(r_1))/n^2 + lam_bar^2 var(fu)/N_u); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
+    tool = NUMPY + ", " + SCIPY
+    return {
+        "name": name, "y": floats(y), "f_labelled": floats(fl), "f_unlabelled": floats(fu), "level": level,
+        "lambda": val(lam_bar, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
+        "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
+        "effective_n": val(ess, tool, "var(y, ddof=1)/se^2 with " + call),
+    }
+
+
+def ppi_cases():
+    rng = np.random.RandomState(20260901)
+    out = []
+
+    def binary(p, n, nu, mu0, mu1, sd):
+        y = (rng.uniform(size=n + nu) < p).astype(float)
+        f = np.clip(np.where(y == 1, mu1, mu0) + rng.normal(0, sd, n + nu), 0, 1)
+        f = np.round(f, 4)
+        return y[:n], f[:n], f[n:]
+
+    y, fl, fu = binary(0.3, 60, 340, 0.25, 0.75, 0.12)
+    out.append(ppi_ref("rate_strong", y, fl, fu, 0.95))
+    y, fl, fu = binary(0.5, 80, 920, 0.4, 0.6, 0.2)
+    out.append(ppi_ref("rate_weak", y, fl, fu, 0.95))
+    out.append(ppi_ref("rate_weak_level90", y, fl, fu, 0.90))
+    y, fl, fu = binary(0.2, 150, 1350, 0.45, 0.55, 0.2)
+    out.append(ppi_ref("rate_noisy_interior_lambda", y, fl, fu, 0.95))
+    d = np.clip(np.round(rng.normal(62, 18, 700), 1), 0, 100)
+    light = np.clip(np.round(0.8 * d + 8 + rng.normal(0, 9, 700), 1), 0, 100)
+    out.append(ppi_ref("score_mean", d[:90], light[:90], light[90:], 0.95))
+    y, fl, fu = binary(0.4, 50, 150, 0.7, 0.3, 0.15)  # light predicts the opposite
+    out.append(ppi_ref("negative_covariance_lambda_0", y, fl, fu, 0.95))
+    y = (rng.uniform(size=300) < 0.5).astype(float)
+    f = np.round(0.2 * y + 0.4 + rng.normal(0, 0.01, 300), 4)  # cov/var ~ 5
+    out.append(ppi_ref("underscaled_lambda_1", y[:40], f[:40], f[40:], 0.95))
+    out.append(ppi_ref("tiny_hand", [1, 0, 1, 1, 0], [0.9, 0.2, 0.6, 0.7, 0.4], [0.8, 0.1, 0.7, 0.3], 0.95))
+    return out
+
+
+# ---------------------------------------------------------------- IPW
+# Zrnic and Candes (2024), arXiv 2403.03208, mean estimation with known
+# inclusion probabilities pi and xi ~ Bernoulli(pi):
+#   (1/N) sum [lam f + (y - lam f) xi/pi]
+# in its Hajek form (Sarndal, Swensson and Wretman 1992, the difference
+# estimator): theta = lam mean(f) + sum w (y - lam f)/sum w, w = xi/pi;
+# lam minimises the variance of the influence terms
+#   psi = lam (f - mu_f) + (w/wbar)((y - lam f) - mu_r).
+
+def ipw_fold(lam, f, y, w):
+    """Estimate and variance on one fold at a fixed lam."""
+    Nk = len(f)
+    rh = np.sum(w * (y - lam * f)) / np.sum(w)
+    psi = lam * (f - f.mean()) + w / (w.sum() / Nk) * ((y - lam * f) - rh)
+    assert abs(psi.sum()) < 1e-8 * Nk * max(1, abs(rh))
+    return lam * f.mean() + rh, np.sum(psi ** 2) / ((Nk - 1) * Nk)
+
+
+def ipw_lambda(f, y, pi, xi):
+    w = xi / pi
+    yh = np.sum(w * y) / np.sum(w)
+    num = np.sum(xi * (y - yh) * (f - f.mean()) * (1 - pi) / pi ** 2)
+    den = np.sum((f - f.mean()) ** 2 * (1 - pi) / pi)
+    return float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
+
+
+def ipw_ref(name, f, y, pi, xi, level):
+    f, y, pi, xi = (np.asarray(a, float) for a in (f, y, pi, xi))
+    y = np.where(xi == 1, y, 0.0)
+    w = xi / pi
+    N, n = len(f), int(xi.sum())
+    # At lam = 1 on all runs the estimate differs from the paper's printed
+    # form (1/N) sum [f + (y - f) xi/pi] only by normalising the rectifier
+    # by sum w instead of N.
+    printed = np.mean(f + (y - f) * xi / pi)
+    hajek1, _ = ipw_fold(1.0, f, y, w)
+    assert abs((hajek1 - f.mean()) * np.sum(w) / N - (printed - f.mean())) < 1e-9 * max(1, abs(printed))
+    folds = [np.arange(N) % 2 == 0, np.arange(N) % 2 == 1]
+    lam = [0.0, 0.0]
+    if all(xi[fd].sum() >= 2 for fd in folds):
+        lam = [ipw_lambda(f[folds[1 - k]], y[folds[1 - k]], pi[folds[1 - k]], xi[folds[1 - k]]) for k in (0, 1)]
+    if lam == [0.0, 0.0]:
+        lam_bar = 0.0
+        theta, var = ipw_fold(0.0, f, y, w)
+    else:
+        theta = var = lam_bar = 0.0
+        for k in (0, 1):
+            fd = folds[k]
+            t, v = ipw_fold(lam[k], f[fd], y[fd], w[fd])
+            share = fd.sum() / N
+            theta += share * t
+            var += share ** 2 * v
+            lam_bar += share * lam[k]
+    se = math.sqrt(var)
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    lab = xi == 1
+    yh = np.sum(w * y) / np.sum(w)
+    wv = np.sum(w[lab] * (y[lab] - yh) ** 2) / np.sum(w[lab]) * n / (n - 1)
+    tool = NUMPY + ", " + SCIPY
+    call = ("numpy: w = xi/pi; folds = even/odd positions; lam_k = clip(sum(xi (y-yH)(f-mean f)(1-pi)/pi^2)/sum((f-mean f)^2 (1-pi)/pi), 0, 1) "
+            "on the other fold; per fold: theta_k = lam_k mean(f) + sum(w (y - lam_k f))/sum(w), "
+            "psi = lam_k (f - mean f) + w/mean(w) ((y - lam_k f) - rH), var_k = sum(psi^2)/((N_k-1) N_k); "
+            "theta = sum (N_k/N) theta_k, se = sqrt(sum (N_k/N)^2 var_k); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
+    return {
+        "name": name, "f": floats(f), "y": floats(y), "pi": floats(pi), "labelled": [bool(v) for v in xi], "level": level,
+        "lambda": val(lam_bar, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
+        "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
+        "effective_n": val(wv / var, tool, "weighted label variance / se^2 with " + call),
+    }
+
+
+def ipw_cases():
+    rng = np.random.RandomState(20260902)
+    out = []
+
+    def draw(N, p, mu0, mu1, sd, frac, uncertain):
+        y = (rng.uniform(size=N) < p).astype(float)
+        f = np.round(np.clip(np.where(y == 1, mu1, mu0) + rng.normal(0, sd, N), 0, 1), 4)
+        if uncertain:
+            u = 1 - np.abs(2 * f - 1)
+            pi = np.minimum(1, frac * (0.3 + 0.7 * u / u.mean()))
+        else:
+            pi = np.full(N, frac)
+        pi = np.round(pi, 6)
+        xi = (rng.uniform(size=N) < pi).astype(float)
+        return f, y, pi, xi
+
+    out.append(ipw_ref("uncertain_strong", *draw(600, 0.3, 0.25, 0.75, 0.15, 0.15, True), 0.95))
+    out.append(ipw_ref("uncertain_weak", *draw(800, 0.5, 0.4, 0.6, 0.2, 0.1, True), 0.95))
+    out.append(ipw_ref("uniform_weak_level90", *draw(500, 0.2, 0.4, 0.6, 0.2, 0.2, False), 0.90))
+    d = np.clip(np.round(rng.normal(62, 18, 500), 1), 0, 100)
+    light = np.clip(np.round(0.8 * d + 8 + rng.normal(0, 9, 500), 1), 0, 100)
+    pi = np.round(np.clip(0.05 + 0.3 * np.exp(-((light - 70) / 15) ** 2), 0.05, 1), 6)
+    xi = (rng.uniform(size=500) < pi).astype(float)
+    out.append(ipw_ref("score_mean_uncertain", light, d, pi, xi, 0.95))
+    out.append(ipw_ref("tiny_hand", [0.9, 0.2, 0.6, 0.8, 0.1, 0.5, 0.3, 0.7], [1, 0, 1, 0, 0, 1, 0, 1],
+                       [0.5, 0.5, 0.25, 1, 0.5, 0.8, 0.6, 0.9], [1, 1, 1, 0, 0, 1, 1, 1], 0.95))
+    return out
+
+
+# ---------------------------------------------------------------- Rogan-Gladen
+# Rogan and Gladen (1978): p = (p_obs + Sp - 1)/(Se + Sp - 1), clipped to [0, 1].
+
+def rg_ref(both, light_only, deep_only, neither, up, un):
+    se = both / (both + deep_only)
+    sp = neither / (neither + light_only)
+    p_obs = (both + light_only + up) / (both + light_only + deep_only + neither + un)
+    p = min(1.0, max(0.0, (p_obs + sp - 1) / (se + sp - 1)))
+    call = "python: Se = a/(a+c), Sp = d/(d+b), p_obs = (a+b+u)/(n+N_u), p = clip((p_obs+Sp-1)/(Se+Sp-1), 0, 1)"
+    return {"counts": [both, light_only, deep_only, neither], "unlabelled_pass": up, "unlabelled_n": un,
+            "sensitivity": val(se, "python", call), "specificity": val(sp, "python", call),
+            "youden_j": val(se + sp - 1, "python", call), "value": val(p, "python", call)}
+
+
+def rg_cases():
+    return [
+        rg_ref(40, 12, 8, 140, 700, 1800),
+        rg_ref(18, 3, 2, 77, 410, 1900),
+        rg_ref(9, 30, 1, 60, 380, 900),     # lenient light: p_obs far above deep's rate
+        rg_ref(50, 5, 20, 25, 2, 1000),     # corrected value clipped at 0
+        rg_ref(30, 2, 4, 44, 950, 1000),    # corrected value clipped at 1
+    ]
+
+
+# ---------------------------------------------------------------- McNemar
+
+def mcnemar_cases():
+    out = []
+    for b, c in [(7, 3), (3, 7), (0, 5), (10, 10), (1, 0), (25, 40), (100, 130), (500, 560), (0, 1), (2, 30)]:
+        p = scipy.stats.binomtest(min(b, c), b + c, 0.5).pvalue
+        sm_p = mcnemar([[50, b], [c, 50]], exact=True).pvalue
+        out.append({"b": b, "c": c,
+                    "p": val(p, SCIPY, "scipy.stats.binomtest(%d, %d, 0.5).pvalue" % (min(b, c), b + c)),
+                    "p_statsmodels": val(sm_p, STATSMODELS, "mcnemar([[50, %d], [%d, 50]], exact=True).pvalue" % (b, c))})
+    return out
+
+
+# ---------------------------------------------------------------- cluster-robust
+
+def cluster_ref(name, y, groups, level):
+    y = np.asarray(y, float)
+    codes = {g: i for i, g in enumerate(sorted(set(groups)))}
+    g = np.array([codes[v] for v in groups])
+    res = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+    lo, hi = res.conf_int(alpha=1 - level)[0]
+    call = ("sm.OLS(y, np.ones(n)).fit(cov_type='cluster', cov_kwds={'groups': g}, use_t=True); "
+            "params[0], bse[0], conf_int(alpha=%g)[0], df_resid_inference" % (1 - level))
+    return {"name": name, "y": [bool(v) for v in y], "groups": list(groups), "level": level,
+            "value": val(res.params[0], STATSMODELS, call), "se": val(res.bse[0], STATSMODELS, call),
+            "lower": val(lo, STATSMODELS, call), "upper": val(hi, STATSMODELS, call),
+            "df": val(res.df_resid_inference, STATSMODELS, call)}
+
+
+def cluster_cases():
+    rng = np.random.RandomState(20260903)
+    out = []
+    systems, y = [], []
+    for s, (size, rate) in enumerate([(12, 0.9), (30, 0.6), (7, 0.4), (22, 0.75), (15, 0.5)]):
+        systems += ["sys-%c" % (ord("a") + s)] * size
+        y += list(rng.uniform(size=size) < rate)
+    out.append(cluster_ref("five_systems", y, systems, 0.95))
+    out.append(cluster_ref("five_systems_level90", y, systems, 0.90))
+    out.append(cluster_ref("two_systems", [1, 1, 0, 1, 0, 1, 1, 0, 0, 1], ["x"] * 6 + ["y"] * 4, 0.95))
+    systems, y = [], []
+    for s in range(12):
+        size = rng.randint(3, 40)
+        rate = rng.uniform(0.5, 0.95)
+        systems += ["s%02d" % s] * size
+        y += list(rng.uniform(size=size) < rate)
+    out.append(cluster_ref("twelve_systems", y, systems, 0.95))
+    return out
+
+
+# ---------------------------------------------------------------- Fleiss
+
+def fleiss_ref(name, counts, level):
+    t = np.asarray(counts, float)
+    n, k = t.shape
+    K = t[0].sum()
+    kappa = fleiss_kappa(t, method="fleiss")
+    # Gwet (2008) linearised variance, unweighted, K ratings per item.
+    pj = t.sum(0) / (n * K)
+    pa_i = (t * (t - 1)).sum(1) / (K * (K - 1))
+    pe = np.sum(pj ** 2)
+    kap_np = (pa_i.mean() - pe) / (1 - pe)
+    assert abs(kap_np - kappa) < 1e-12
+    kappa_i = (pa_i - pe) / (1 - pe)
+    pe_i = (t @ pj) / K
+    kappa_star = kappa_i - 2 * (1 - kap_np) * (pe_i - pe) / (1 - pe)
+    se = math.sqrt(np.sum((kappa_star - kap_np) ** 2) / (n * (n - 1)))
+    tq = scipy.stats.t.ppf(1 - (1 - level) / 2, n - 1)
+    pq = np.sum(pj * (1 - pj))
+    se0 = math.sqrt(2 / (n * K * (K - 1))) * math.sqrt(pq ** 2 - np.sum(pj * (1 - pj) * (1 - 2 * pj))) / pq
+    z = kappa / se0
+    gcall = ("numpy, Gwet (2008) as irrCAC fleiss.kappa.dist: kappa*_i = kappa_i - 2(1-kappa)(pe_i-pe)/(1-pe), "
+             "se = sqrt(sum((kappa*_i - kappa)^2)/(n(n-1))), CI = kappa -/+ scipy.stats.t.ppf(1-(1-level)/2, n-1) se")
+    ncall = "numpy, Fleiss, Nee and Landis (1979): sqrt(2/(nK(K-1))) sqrt((sum pq)^2 - sum pq(q-p))/sum pq"
+    return {"name": name, "counts": t.astype(int).tolist(), "level": level,
+            "kappa": val(kappa, STATSMODELS, "fleiss_kappa(counts, method='fleiss')"),
+            "se": val(se, NUMPY + ", " + SCIPY, gcall),
+            "lower": val(max(-1, kappa - tq * se), NUMPY + ", " + SCIPY, gcall),
+            "upper": val(min(1, kappa + tq * se), NUMPY + ", " + SCIPY, gcall),
+            "se_null": val(se0, NUMPY, ncall),
+            "p_null": val(2 * scipy.stats.norm.sf(abs(z)), NUMPY + ", " + SCIPY, ncall + "; p = 2 norm.sf(|kappa/se0|)")}
+
+
+def fleiss_cases():
+    rng = np.random.RandomState(20260904)
+    out = []
+    # 30 items, 6 ratings each, 5 categories (a diagnosis-style table).
+    diagnoses = [
+        [0, 0, 0, 6, 0], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0], [0, 0, 0, 0, 6],
+        [0, 3, 3, 0, 0], [0, 4, 2, 0, 0], [0, 0, 6, 0, 0], [0, 0, 0, 3, 3], [2, 0, 4, 0, 0],
+        [0, 0, 0, 1, 5], [1, 0, 0, 5, 0], [0, 0, 4, 2, 0], [0, 0, 6, 0, 0], [0, 2, 0, 4, 0],
+        [0, 0, 0, 0, 6], [0, 0, 0, 3, 3], [0, 6, 0, 0, 0], [0, 0, 0, 6, 0], [0, 0, 5, 0, 1],
+        [0, 2, 3, 1, 0], [2, 0, 4, 0, 0], [0, 0, 2, 4, 0], [2, 0, 4, 0, 0], [0, 1, 4, 1, 0],
+        [0, 1, 5, 0, 0], [0, 5, 0, 1, 0], [2, 4, 0, 0, 0], [0, 0, 6, 0, 0], [0, 4, 2, 0, 0]]
+    out.append(fleiss_ref("diagnoses_30x6", diagnoses, 0.95))
+    # The worked example of the Wikipedia article "Fleiss' kappa": 10 items,
+    # 14 raters, 5 categories; the article gives kappa = 0.210.
+    wikipedia = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+                 [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    out.append(fleiss_ref("wikipedia_14_raters", wikipedia, 0.95))
+    # Judge repeats: 40 runs, K = 3 verdicts over fail/partial/pass.
+    true = rng.choice(3, size=40, p=[0.2, 0.3, 0.5])
+    counts = []
+    for c in true:
+        row = [0, 0, 0]
+        for _ in range(3):
+            row[c if rng.uniform() < 0.8 else rng.randint(3)] += 1
+        counts.append(row)
+    out.append(fleiss_ref("repeats_k3", counts, 0.95))
+    out.append(fleiss_ref("repeats_k3_level90", counts, 0.90))
+    out.append(fleiss_ref("k2_binary_small", [[2, 0], [1, 1], [0, 2], [2, 0], [0, 2], [1, 1]], 0.95))
+    return out
+
+
+# ---------------------------------------------------------------- planners
+
+def wilson_half(p, n, z):
+    lo, hi = proportion_confint(p * n, n, alpha=2 * scipy.stats.norm.sf(z), method="wilson")
+    return (hi - lo) / 2
+
+
+def plan_classical_cases():
+    out = []
+    for rate, w, level in [(0.3, 0.05, 0.95), (0.5, 0.05, 0.95), (0.1, 0.02, 0.95), (0.9, 0.1, 0.90), (0.0, 0.05, 0.95), (0.5, 0.01, 0.95)]:
+        z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+        n = 1
+        while wilson_half(rate, n, z) > w:  # brute-force scan
+            n += 1
+        out.append({"rate": rate, "half_width": w, "level": level,
+                    "n": val(n, STATSMODELS, "smallest n (scan from 1) with half-width of proportion_confint(rate*n, n, alpha, method='wilson') <= W"),
+                    "achieved": val(wilson_half(rate, n, z), STATSMODELS, "proportion_confint(rate*n, n, alpha, method='wilson') half-width")})
+    return out
+
+
+def plan_ppi_ref(name, y, f, n_light, w, level):
+    y, f = np.asarray(y, float), np.asarray(f, float)
+    vy, vf, c = np.var(y, ddof=1), np.var(f, ddof=1), np.cov(y, f, ddof=1)[0, 1]
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    n = np.arange(2, n_light + 1, dtype=float)
+    nu = n_light - n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(c / (vf * (1 + n / nu)), 0, 1)
+    lam = np.where(nu >= 2, lam, 0.0)
+    var = (vy - 2 * lam * c + lam ** 2 * vf) / n + np.where(lam > 0, lam ** 2 * vf / np.where(nu > 0, nu, 1), 0)
+    half = z * np.sqrt(np.maximum(var, 0))
+    ok = np.nonzero(half <= w)[0]
+    call = ("numpy, vectorised over n = 2..N: lam = clip(C/(Vf (1 + n/(N-n))), 0, 1) (0 when N-n < 2); "
+            "half = z sqrt((Vy - 2 lam C + lam^2 Vf)/n + lam^2 Vf/(N-n)); first n with half <= W")
+    rec = {"name": name, "y": floats(y), "f": floats(f), "n_light": n_light, "half_width": w, "level": level}
+    if len(ok) == 0:
+        rec["unreachable"] = True
+        rec["achieved"] = val(half.min(), NUMPY, call + "; none: min half")
+        return rec
+    i = ok[0]
+    rec["n"] = val(n[i], NUMPY, call)
+    rec["achieved"] = val(half[i], NUMPY, call)
+    rec["lambda"] = val(lam[i], NUMPY, call)
+    return rec
+
+
+def plan_ppi_cases():
+    rng = np.random.RandomState(20260905)
+    y = (rng.uniform(size=120) < 0.4).astype(float)
+    f = np.round(np.clip(np.where(y == 1, 0.75, 0.25) + rng.normal(0, 0.12, 120), 0, 1), 4)
+    yw = (rng.uniform(size=120) < 0.4).astype(float)
+    fw = np.round(np.clip(np.where(yw == 1, 0.6, 0.4) + rng.normal(0, 0.2, 120), 0, 1), 4)
+    return [
+        plan_ppi_ref("strong_pilot", y, f, 5000, 0.02, 0.95),
+        plan_ppi_ref("weak_pilot", yw, fw, 5000, 0.03, 0.95),
+        plan_ppi_ref("strong_pilot_unreachable", y, f, 300, 0.01, 0.95),
+    ]
+
+
+def plan_agreement_cases():
+    out = []
+    M = 60000
+    for rate, target, z in [(0.85, 0.7, 1.959963984540054), (0.9, 0.8, 1.959963984540054), (0.7, 0.6, 1.959963984540054),
+                            (1.0, 0.9, 1.959963984540054), (0.95, 0.9, 1.6448536269514722), (0.75, 0.7, 1.959963984540054)]:
+        m = np.arange(1, M + 1)
+        x = np.floor(rate * m + 1e-9)
+        lo, _ = proportion_confint(x, m, alpha=2 * scipy.stats.norm.sf(z), method="wilson")
+        clears = lo > target
+        # smallest n such that every m in [n, M] clears (M far beyond the answer)
+        fails = np.nonzero(~clears)[0]
+        n = int(fails[-1]) + 2 if len(fails) else 1
+        assert n < M / 4, (rate, target, n)
+        out.append({"rate": rate, "target": target, "z": z,
+                    "n": val(n, STATSMODELS, "smallest n with proportion_confint(floor(rate m + 1e-9), m, alpha=2 norm.sf(z), method='wilson')[0] > target for every m in [n, %d]" % M),
+                    "achieved": val(lo[n - 1], STATSMODELS, "proportion_confint(floor(rate n + 1e-9), n, method='wilson')[0]")})
+    return out
+
+
+def main():
+    data = {
+        "about": "Reference values for statistician's estimate, planner and repeatability functions; regenerate with "
+                 "/usr/bin/python3 estimate_ref.py. Each value carries its tool, version and exact call.",
+        "ppi": ppi_cases(),
+        "ipw": ipw_cases(),
+        "rogan_gladen": rg_cases(),
+        "mcnemar": mcnemar_cases(),
+        "cluster": cluster_cases(),
+        "fleiss": fleiss_cases(),
+        "plan_classical": plan_classical_cases(),
+        "plan_ppi": plan_ppi_cases(),
+        "plan_agreement": plan_agreement_cases(),
+    }
+    with open(os.path.join(HERE, "estimate_values.json"), "w") as fh:
+        json.dump(data, fh, indent=1, sort_keys=True)
+        fh.write("\n")
+
+
+if __name__ == "__main__":
+    main()
