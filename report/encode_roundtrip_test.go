@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/evalcal/evalcal/forecast"
@@ -82,11 +83,11 @@ func TestRenderersAgreeOnRoundedReport(t *testing.T) {
 				t.Errorf("%s of the rounded report differs from %s of its %s file:\n%s", name, name, format, lineDiff(b, a))
 			}
 		}
-		if back.AgreementRate != rounded.AgreementRate || len(back.Comparisons) != len(r.Comparisons) {
+		if !reflect.DeepEqual(back.AgreementRate, rounded.AgreementRate) || len(back.Comparisons) != len(r.Comparisons) {
 			t.Errorf("%s: read back %+v, rounded %+v", format, back.AgreementRate, rounded.AgreementRate)
 		}
 	}
-	if r.AgreementRate.Percent == rounded.AgreementRate.Percent {
-		t.Errorf("Rounded left the agreement percent %v unrounded", r.AgreementRate.Percent)
+	if *r.AgreementRate.Percent == *rounded.AgreementRate.Percent {
+		t.Errorf("Rounded left the agreement percent %v unrounded", *r.AgreementRate.Percent)
 	}
 }

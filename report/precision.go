@@ -20,9 +20,10 @@ import (
 //
 //  1. A number inside a value of one of the types in exactTypes (per-run
 //     input data echoed in the report: runner.Inspection, runner.Cost,
-//     runner.Usage, comparator.Comparison, comparator.Scores) is Exact, so
-//     that merge, which recomputes every statistic from the per-run
-//     comparisons, stays exact.
+//     runner.Usage, comparator.Comparison, comparator.Scores, the
+//     report's Inputs and Inclusion probabilities) is Exact, so that
+//     merge, which recomputes every statistic from the per-run data,
+//     stays exact.
 //  2. Otherwise the number's key path (the mapping keys from the document
 //     root to the number, list positions left out) is matched against
 //     precisionRules; the first pattern that matches the end of the path
@@ -89,7 +90,8 @@ type precisionRule struct {
 // listed beside it; TestGoldenNumbersFollowThePrecisionRule keeps that
 // list true.
 var precisionRules = []precisionRule{
-	// p-values: score_correlation.{runtime_fidelity,task_effectiveness}.p.
+	// p-values: score_correlation.{runtime_fidelity,task_effectiveness}.p,
+	// leniency.mcnemar_p.
 	{"p", PValue},
 	{"p_value", PValue},
 	{"pvalue", PValue},
@@ -102,6 +104,14 @@ var precisionRules = []precisionRule{
 	{"*percent", Percent},
 	// Percentage points: recommendations[].expected_impact.gain_points.
 	{"*_points", Percent},
+	// Costs as spent and as priced: merge adds the shards' usd and
+	// seconds, and prices and the budget are the user's inputs:
+	// cost.{light,deep}.{usd,seconds,price.*}, cost.budget_usd. (Per-run
+	// costs and the deep-to-light ratio are Statistics.)
+	{"cost.*.usd", Exact},
+	{"cost.*.seconds", Exact},
+	{"cost.*.price.*", Exact},
+	{"cost.budget_usd", Exact},
 	// The sample's composition describes the runs: sizes in bytes and
 	// service counts (floats only because of the median) are data, not
 	// estimates: sample.composition.{size_bytes,services_declared}.{min,median,max}.
@@ -111,6 +121,19 @@ var precisionRules = []precisionRule{
 	// agreement_by_system[].{wilson95,simultaneous95}.{lower,upper}.
 	{"agreement_rate.**", Percent},
 	{"agreement_by_system.**", Percent},
+	// The system-clustered agreement interval is in percent too:
+	// agreement_clustered.ci95.{lower,upper} (design_effect is a ratio).
+	{"agreement_clustered.ci95.*", Percent},
+	// Estimates of deep's mean 0-100 scores over all runs:
+	// estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen}.{point,se,ci95.*}
+	// (effective_n and lambda are Statistics, as are the pass-rate
+	// estimates).
+	{"estimate.runtime_fidelity.*.point", Percent},
+	{"estimate.runtime_fidelity.*.se", Percent},
+	{"estimate.runtime_fidelity.*.ci95.*", Percent},
+	{"estimate.task_effectiveness.*.point", Percent},
+	{"estimate.task_effectiveness.*.se", Percent},
+	{"estimate.task_effectiveness.*.ci95.*", Percent},
 	// Deep-minus-light score deltas are in 0-100 score points:
 	// mean_score_delta.*.{mean,sd}, mean_score_delta.*.ci95.{lower,upper},
 	// mean_score_delta.*.bland_altman.{bias,sd,lower_loa,upper_loa},
@@ -128,7 +151,8 @@ var precisionRules = []precisionRule{
 	// trend.calibration.*, trend.groups[].calibration.*.
 	{"calibration", Percent},
 	{"calibration.**", Percent},
-	// 0-100 inspection scores wherever they are not per-run input data.
+	// 0-100 inspection scores wherever they are not per-run input data,
+	// and spreads of them: repeatability.{light,deep}.score_spread.*.
 	{"runtime_fidelity", Percent},
 	{"task_effectiveness", Percent},
 	{"runtime_fidelity_delta", Percent},
@@ -139,6 +163,11 @@ var precisionRules = []precisionRule{
 // input data as the inspector gave it, and what comparator.Comparison
 // copies from it.
 var exactTypes = map[reflect.Type]bool{
+	// What the report was computed from, compared between shards by
+	// merge, and the recorded inclusion probabilities merge recomputes
+	// the estimates from.
+	reflect.TypeFor[Inputs]():                true,
+	reflect.TypeFor[Inclusion]():             true,
 	reflect.TypeFor[runner.Inspection]():     true,
 	reflect.TypeFor[runner.Cost]():           true,
 	reflect.TypeFor[runner.Usage]():          true,

@@ -192,7 +192,7 @@ func TestExactTypesKeepEveryDigit(t *testing.T) {
 		if got := back.Comparisons[0].RuntimeFidelityDelta; got != tenth+fifth {
 			t.Errorf("runtime_fidelity_delta read back as %v", got)
 		}
-		if got := back.AgreementRate.Percent; got != RoundFloat(r.AgreementRate.Percent, Percent, 64) {
+		if got := *back.AgreementRate.Percent; got != RoundFloat(*r.AgreementRate.Percent, Percent, 64) {
 			t.Errorf("agreement percent read back as %v, want it rounded to 2 decimals", got)
 		}
 	}
@@ -230,12 +230,21 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"forecast.calibration",
 			"recommendations.expected_impact.{agreement_percent,current_percent,gain_points}",
 			"trend.{agreement,calibration,mean_delta.runtime_fidelity,mean_delta.task_effectiveness}.{before,now,difference,ci95.lower,ci95.upper}",
+			"agreement_clustered.{percent,ci95.lower,ci95.upper}",
+			"estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen}.{point,se,ci95.lower,ci95.upper}",
+			"repeatability.{light,deep}.score_spread.{runtime_fidelity,task_effectiveness}",
 		},
-		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p"},
+		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p"},
 		Exact: {
 			"{comparisons,disagreements}.{light_scores,deep_scores}.{runtime_fidelity,task_effectiveness}",
 			"{comparisons,disagreements}.{runtime_fidelity_delta,task_effectiveness_delta}",
+			"light_only.light_scores.{runtime_fidelity,task_effectiveness}",
+			"repeats.{light,deep}.scores.{runtime_fidelity,task_effectiveness}",
 			"sample.composition.{size_bytes,services_declared}.{min,median,max}",
+			"cost.{light,deep}.{usd,seconds,price.input,price.output,price.cached_input}",
+			"cost.budget_usd",
+			"inclusion.pi",
+			"inputs.deep_subset.{expected,min_pi}",
 		},
 	},
 	reflect.TypeFor[forecast.ScoreReport](): {
