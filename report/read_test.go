@@ -80,7 +80,7 @@ func TestParseReportAllowsUnknownKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra, err := ParseReport(editedReport(t, func(m map[string]any) {
-		m["cost"] = map[string]any{"usd": 1}
+		m["a_future_section"] = map[string]any{"usd": 1}
 		m["agreement_rate"].(map[string]any)["note"] = "x"
 	}))
 	if err != nil {

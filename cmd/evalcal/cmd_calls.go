@@ -24,18 +24,23 @@ type callsDocument struct {
 	// Inputs are the input files with the SHA-256 of their bytes, and
 	// CommandLine the arguments (without -o), so the document can be
 	// reproduced.
-	Inputs      []forecast.ScoreInput     `yaml:"inputs" json:"inputs"`
-	CommandLine []string                  `yaml:"command_line" json:"command_line"`
-	AsOf        string                    `yaml:"as_of" json:"as_of"`
-	Calls       string                    `yaml:"calls" json:"calls"`
-	Prices      string                    `yaml:"prices" json:"prices"`
-	Groups      []forecast.GroupScore     `yaml:"groups" json:"groups"`
-	Passports   []forecast.Passport       `yaml:"passports" json:"passports"`
-	Tampered    []forecast.CallRef        `yaml:"tampered" json:"tampered"`
-	Unsealed    int                       `yaml:"unsealed" json:"unsealed"`
-	Composite   []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
-	BadLines    []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
-	Warnings    []string                  `yaml:"warnings" json:"warnings"`
+	Inputs      []forecast.ScoreInput `yaml:"inputs" json:"inputs"`
+	CommandLine []string              `yaml:"command_line" json:"command_line"`
+	AsOf        string                `yaml:"as_of" json:"as_of"`
+	Calls       string                `yaml:"calls" json:"calls"`
+	Prices      string                `yaml:"prices" json:"prices"`
+	Groups      []forecast.GroupScore `yaml:"groups" json:"groups"`
+	Passports   []forecast.Passport   `yaml:"passports" json:"passports"`
+	Tampered    []forecast.CallRef    `yaml:"tampered" json:"tampered"`
+	Unsealed    int                   `yaml:"unsealed" json:"unsealed"`
+	// SealedV2 and SealedV1 count the calls by seal version;
+	// UnsealedIgnored the unsealed calls that do not count.
+	SealedV2        int                       `yaml:"sealed_v2" json:"sealed_v2"`
+	SealedV1        int                       `yaml:"sealed_v1" json:"sealed_v1"`
+	UnsealedIgnored int                       `yaml:"unsealed_ignored" json:"unsealed_ignored"`
+	Composite       []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
+	BadLines        []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
+	Warnings        []string                  `yaml:"warnings" json:"warnings"`
 	// Gates records each requested gate (--require) and its outcome.
 	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
@@ -95,7 +100,7 @@ at all exits 1 with the reason, after writing the document.`,
 	fs.StringVar(&o.AsOf, "as-of", "", "resolve as of this RFC 3339 `TIME`, 1970 or later (default now)")
 	fs.StringVar(&o.Weights, "weights", "", "composite weights `TERM=W,...` (e.g. calibration=0.10,returns=0.50)")
 	fs.StringVar(&o.Terms, "terms", "", "YAML or JSON `FILE`: agent -> term -> value (null = unmeasured), for the composite")
-	fs.BoolVar(&o.RequireSeals, "require-seals", false, "exit 3 when any counted call is unsealed or any call is tampered")
+	fs.BoolVar(&o.RequireSeals, "require-seals", false, "exit 3 unless every call carries a valid version 2 seal (v1 seals do not cover season, decider, pool or refused)")
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
 	o.Output.addFlags(fs, "document", "yaml", reportFormats)
 	return c
@@ -190,7 +195,8 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 		SchemaVersion: callsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
 		AsOf: o.asOf.Format(time.RFC3339Nano), Calls: o.Calls, Prices: o.Prices,
 		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
-		Unsealed: rep.Unsealed, BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
+		Unsealed: rep.Unsealed, SealedV2: rep.SealedV2, SealedV1: rep.SealedV1, UnsealedIgnored: rep.UnsealedIgnored,
+		BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
 	}
 	if o.weights != nil {
 		doc.Composite, err = forecast.CompositeForGroups(rep, o.weights, terms)
@@ -228,12 +234,14 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 		return fmt.Errorf("calls: %w from %s: no counted call (%d bad lines; holds, protective exits and calls without a confidence, horizon or reference price do not count)",
 			errNothingScored, o.Calls, len(rep.BadLines))
 	}
-	if o.RequireSeals && (rep.Unsealed > 0 || len(rep.Tampered) > 0) {
-		fmt.Fprintf(stderr, "evalcal: gate failed: --require-seals: %d counted call(s) unsealed, %d tampered\n", rep.Unsealed, len(rep.Tampered))
-		if err := gateResult(results, stderr); err != nil {
-			return err
+	if o.RequireSeals {
+		if err := rep.CheckSeals(); err != nil {
+			fmt.Fprintf(stderr, "evalcal: gate failed: --require-seals: %v\n", err)
+			if err := gateResult(results, stderr); err != nil {
+				return err
+			}
+			return gateError(fmt.Errorf("calls: --require-seals: %w", err))
 		}
-		return gateError(fmt.Errorf("calls: --require-seals: %d counted call(s) unsealed, %d tampered", rep.Unsealed, len(rep.Tampered)))
 	}
 	return gateResult(results, stderr)
 }

@@ -99,6 +99,18 @@ func TestInspectFailsPermanentlyForRunWithoutDirectory(t *testing.T) {
 	}
 }
 
+// A missing program is a misconfiguration: the runner stops at once with
+// one error naming the side, instead of one failure per run.
+func TestRunnerStopsOnAMissingProgram(t *testing.T) {
+	path := filepath.Join(filepath.Dir(script(t, "good.sh")), "no_such_inspector.sh")
+	in := newInspector(t, path+" {run} {depth}")
+	_, err := runner.Run(context.Background(), testRuns(t, 4), in, runner.Options{Jobs: 2, Retries: 1, Timeout: 10 * time.Second})
+	var stop *runner.StopError
+	if !errors.As(err, &stop) || stop.Side != runner.Light || !strings.Contains(err.Error(), "no_such_inspector.sh") {
+		t.Fatalf("err %v, want a stop of the light side naming the program", err)
+	}
+}
+
 func TestRunnerSurvivesFailingInspectors(t *testing.T) {
 	tests := []struct {
 		script       string
@@ -110,7 +122,6 @@ func TestRunnerSurvivesFailingInspectors(t *testing.T) {
 		{"garbage.sh", 1, []string{"stdout: not an inspection JSON object", "about to print garbage"}, ""},
 		{"out_of_range.sh", 1, []string{"field runtime_fidelity: 140 is outside 0..100"}, ""},
 		{"bad_verdict.sh", 1, []string{`field verdict: "maybe" is not pass, partial or fail`}, ""},
-		{"no_such_inspector.sh", 1, []string{"start"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
