@@ -277,6 +277,24 @@ func RoundFloat(x float64, p Precision, bitSize int) float64 {
 	return r
 }
 
+// FormatDecimals writes x with exactly decimals digits after the point
+// (0 to 15), rounded as the precision rule rounds: half away from zero
+// at the decimal digit of x's shortest representation (0.7575 -> 0.758,
+// where fmt's %.3f gives 0.757 from the binary value), -0 as 0. It is for
+// renderers that show fewer digits than the document holds. NaN and ±Inf
+// are written as strconv writes them.
+func FormatDecimals(x float64, decimals int) string {
+	decimals = min(max(decimals, 0), 15)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'f', decimals, 64)
+	}
+	r := roundDecimal(x, 64, 0, decimals)
+	if r == 0 {
+		r = 0 // no -0
+	}
+	return strconv.FormatFloat(r, 'f', decimals, 64)
+}
+
 // roundDecimal rounds x half away from zero, on the digits of its
 // shortest decimal representation, to sig significant digits (sig > 0) or
 // else to decimals digits after the point.

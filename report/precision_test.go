@@ -64,6 +64,13 @@ func TestRoundFloatMatchesPythonDecimal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if k.class == Percent {
+				// FormatDecimals writes the reference's quantized digits
+				// (-0.00 as 0.00).
+				if got, ref := FormatDecimals(x, 2), strings.Replace(k.want, "-0.00", "0.00", 1); got != ref && math.Abs(x) < 1e15 {
+					t.Errorf("FormatDecimals(%s, 2) = %s, reference %s", c.X, got, k.want)
+				}
+			}
 			if got := RoundFloat(x, k.class, 64); got != want || got == 0 && math.Signbit(got) {
 				t.Errorf("RoundFloat(%s, %v) = %v, reference %s", c.X, k.class, got, k.want)
 			}
@@ -121,6 +128,28 @@ func TestRoundFloatHandWorked(t *testing.T) {
 		}
 		if string(b) != c.yaml {
 			t.Errorf("%v of %v = %q, want %q", c.class, c.x, b, c.yaml)
+		}
+	}
+}
+
+// TestFormatDecimalsHandWorked: display rounding by the document's rule.
+func TestFormatDecimalsHandWorked(t *testing.T) {
+	for _, c := range []struct {
+		x        float64
+		decimals int
+		want     string
+	}{
+		{0.7575, 3, "0.758"}, // %.3f gives 0.757
+		{2.675, 2, "2.68"},
+		{-2.675, 2, "-2.68"},
+		{25.0496, 1, "25.0"},
+		{-0.04, 1, "0.0"},
+		{99.96, 1, "100.0"},
+		{1.5, 0, "2"},
+		{0.125, 2, "0.13"},
+	} {
+		if got := FormatDecimals(c.x, c.decimals); got != c.want {
+			t.Errorf("FormatDecimals(%v, %d) = %s, want %s", c.x, c.decimals, got, c.want)
 		}
 	}
 }
