@@ -134,15 +134,8 @@ func (p *docPath) pop() {
 	}
 }
 
-// depth and truncate let a caller restore the path after an abandoned
-// walk.
+// depth is the number of steps from the root (for per-depth buffers).
 func (p *docPath) depth() int { return len(p.elems) }
-
-func (p *docPath) truncate(n int) {
-	for len(p.elems) > n {
-		p.pop()
-	}
-}
 
 // class is the precision of a number at the current path.
 func (p *docPath) class() Precision {
