@@ -2,10 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
@@ -238,27 +234,25 @@ func (r *Report) YAML() ([]byte, error) { return EncodeYAML(r) }
 // JSON renders the report as indented JSON.
 func (r *Report) JSON() ([]byte, error) { return EncodeJSON(r) }
 
-// EncodeYAML renders any document (the calibration report, a score or
-// calls document) as YAML with two-space indentation; key order is the
-// structs' field order.
+// EncodeYAML renders any document (the calibration report, a score,
+// calls or gate document) as YAML with two-space indentation; key order
+// is the structs' field order. It is WriteYAML into memory: the figures
+// follow the precision rule (see Precision); prefer WriteYAML to a file
+// or stdout for large documents.
 func EncodeYAML(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("report: encode yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("report: encode yaml: %w", err)
+	if err := WriteYAML(&buf, v); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
 // EncodeJSON renders any document as indented JSON with a final newline.
+// It is WriteJSON into memory (see Precision for the figures).
 func EncodeJSON(v any) ([]byte, error) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("report: encode json: %w", err)
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, v); err != nil {
+		return nil, err
 	}
-	return append(b, '\n'), nil
+	return buf.Bytes(), nil
 }

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/forecast"
+)
+
+// largeRunReport is a calibration report over n synthetic runs, built by
+// the real stages (comparator, aggregate, advisor) from fixtureRuns
+// repeated with new ids and shifted scores.
+func largeRunReport(n int) *Report {
+	runs := make([]fixtureRun, n)
+	for i := range runs {
+		fr := fixtureRuns[i%len(fixtureRuns)]
+		fr.id = fmt.Sprintf("20250101-%06d-%06x", i/1000, i)
+		shift := float64(i%7) - 3
+		fr.lrf, fr.drf = fr.lrf+shift, fr.drf-shift
+		runs[i] = fr
+	}
+	return buildReport(runs)
+}
+
+// largeScoreDocument is what evalcal score --by id writes for n binary
+// forecasts: one group per forecast.
+func largeScoreDocument(t testing.TB, n int) *forecast.ScoreReport {
+	fs := make([]forecast.Forecast, n)
+	for i := range fs {
+		fs[i] = forecast.Forecast{ID: fmt.Sprintf("f%07d", i), Agent: "alpha", Kind: forecast.Binary,
+			Confidence: float64(i%97) / 97, Outcome: i % 2, Source: "forecasts.jsonl", Line: i + 1}
+	}
+	opts := forecast.DefaultScoreOptions()
+	opts.By = "id"
+	rep, err := forecast.Score(fs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.SchemaVersion, rep.GeneratedBy = 1, "evalcal test"
+	return &rep
+}
+
+// peakHeap runs f and returns the peak of heap objects above what was
+// live before, sampled every millisecond, and f's wall time. The GC
+// target is lowered to 20% for the measurement, so that the peak is
+// close to what f keeps live rather than garbage the collector has not
+// reached yet (at the default 100% a heap holding the document may grow
+// by the document's size before a collection).
+func peakHeap(f func() error) (peak uint64, elapsed time.Duration, err error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	var mu sync.Mutex
+	maxSeen := base
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				metrics.Read(s)
+				mu.Lock()
+				maxSeen = max(maxSeen, s[0].Value.Uint64())
+				mu.Unlock()
+			}
+		}
+	}()
+	start := time.Now()
+	err = f()
+	elapsed = time.Since(start)
+	close(done)
+	wg.Wait()
+	metrics.Read(sample)
+	mu.Lock()
+	defer mu.Unlock()
+	maxSeen = max(maxSeen, sample[0].Value.Uint64())
+	return maxSeen - base, elapsed, err
+}
+
+// TestEncoderPeakMemory measures the encoders on a run report of 20,000
+// runs and a score document of 200,000 groups (score --by id): the old
+// way (yaml.v3's Encoder over the whole document, json.MarshalIndent)
+// against WriteYAML and WriteJSON to a writer and EncodeYAML/EncodeJSON
+// into memory. It reports (the figures depend on the machine) and asserts
+// that streaming YAML peaks under 1/10 of yaml.v3. Run with
+// EVALCAL_ENCODE_MEMORY=1 (a few minutes); yaml.v3 on the score document
+// needs about 14 GB and runs only with EVALCAL_ENCODE_MEMORY=old.
+func TestEncoderPeakMemory(t *testing.T) {
+	mode := os.Getenv("EVALCAL_ENCODE_MEMORY")
+	if testing.Short() || mode == "" {
+		t.Skip("set EVALCAL_ENCODE_MEMORY=1 to measure (slow)")
+	}
+	docs := []struct {
+		name    string
+		v       func() any
+		oldYAML bool
+	}{
+		{"run report, 20000 runs", func() any { return largeRunReport(20000) }, true},
+		{"score --by id, 200000 groups", func() any { return largeScoreDocument(t, 200000) }, mode == "old"},
+	}
+	for _, d := range docs {
+		v := d.v()
+		var size int
+		encoders := []struct {
+			name string
+			f    func() error
+		}{
+			{"yaml.v3 Encoder into memory (old EncodeYAML)", func() error {
+				var buf bytes.Buffer
+				enc := yaml.NewEncoder(&buf)
+				enc.SetIndent(2)
+				if err := enc.Encode(v); err != nil {
+					return err
+				}
+				size = buf.Len()
+				return enc.Close()
+			}},
+			{"EncodeYAML (into memory)", func() error { b, err := EncodeYAML(v); size = len(b); return err }},
+			{"WriteYAML to a writer", func() error { return WriteYAML(io.Discard, v) }},
+			{"json.MarshalIndent (old EncodeJSON)", func() error { b, err := json.MarshalIndent(v, "", "  "); size = len(b); return err }},
+			{"EncodeJSON (into memory)", func() error { b, err := EncodeJSON(v); size = len(b); return err }},
+			{"WriteJSON to a writer", func() error { return WriteJSON(io.Discard, v) }},
+		}
+		var oldYAML, streamYAML uint64
+		for i, enc := range encoders {
+			if i == 0 && !d.oldYAML {
+				continue
+			}
+			peak, elapsed, err := peakHeap(enc.f)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", d.name, enc.name, err)
+			}
+			switch i {
+			case 0:
+				oldYAML = peak
+			case 2:
+				streamYAML = peak
+			}
+			t.Logf("%-30s %-46s peak heap %8.1f MB  %6.2f s  (document %.1f MB)", d.name, enc.name,
+				float64(peak)/(1<<20), elapsed.Seconds(), float64(size)/(1<<20))
+		}
+		if oldYAML > 0 && streamYAML*10 > oldYAML {
+			t.Errorf("%s: WriteYAML peak %d bytes is not under 1/10 of yaml.v3's %d", d.name, streamYAML, oldYAML)
+		}
+	}
+}

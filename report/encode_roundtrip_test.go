@@ -1,0 +1,93 @@
+package report
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/evalcal/evalcal/forecast"
+)
+
+// TestRoundedDocumentsReadBackAndReencodeIdentically: a rounded report
+// (YAML and JSON) reads back with the report reader, and re-encoding what
+// was read gives the same bytes (rounding is idempotent), so merge and
+// render see one set of figures however often a report is re-read.
+func TestRoundedDocumentsReadBackAndReencodeIdentically(t *testing.T) {
+	for name, r := range map[string]*Report{"fixture": buildReport(fixtureRuns), "300 runs": largeRunReport(300)} {
+		for format, enc := range map[string]func(any) ([]byte, error){"yaml": EncodeYAML, "json": EncodeJSON} {
+			first, err := enc(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := ParseReport(first)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, format, err)
+			}
+			second, err := enc(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(first, second) {
+				t.Errorf("%s %s: re-encoding the read-back report differs:\n%s", name, format, lineDiff(second, first))
+			}
+		}
+	}
+	doc := largeScoreDocument(t, 200)
+	first, err := EncodeYAML(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back forecast.ScoreReport
+	if err := decodeDocument(first, &back); err != nil {
+		t.Fatal(err)
+	}
+	second, err := EncodeYAML(&back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Errorf("score document: re-encoding differs:\n%s", lineDiff(second, first))
+	}
+}
+
+// TestRenderersAgreeOnRoundedReport: Markdown and HTML of Rounded(r)
+// equal those of the report read back from its YAML or JSON file, so run
+// --format markdown and render of the saved report agree digit for digit.
+// (Rendering the unrounded r cannot: a 3-decimal display of 0.75750000001
+// and of its document value 0.7575 differ.)
+func TestRenderersAgreeOnRoundedReport(t *testing.T) {
+	r := buildReport(fixtureRuns)
+	rounded, err := Rounded(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for format, enc := range map[string]func(any) ([]byte, error){"yaml": EncodeYAML, "json": EncodeJSON} {
+		data, err := enc(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseReport(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, render := range map[string]func(*Report) ([]byte, error){"markdown": Markdown, "html": HTML} {
+			a, err := render(rounded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := render(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s of the rounded report differs from %s of its %s file:\n%s", name, name, format, lineDiff(b, a))
+			}
+		}
+		if !reflect.DeepEqual(back.AgreementRate, rounded.AgreementRate) || len(back.Comparisons) != len(r.Comparisons) {
+			t.Errorf("%s: read back %+v, rounded %+v", format, back.AgreementRate, rounded.AgreementRate)
+		}
+	}
+	if *r.AgreementRate.Percent == *rounded.AgreementRate.Percent {
+		t.Errorf("Rounded left the agreement percent %v unrounded", *r.AgreementRate.Percent)
+	}
+}
