@@ -23,6 +23,10 @@ func HTML(r *Report) ([]byte, error) {
 	if r == nil {
 		return nil, fmt.Errorf("report: html: nil report")
 	}
+	r, err := Rounded(r)
+	if err != nil {
+		return nil, fmt.Errorf("report: html: %w", err)
+	}
 	return writeHTML(calibrationPage(r, true))
 }
 

@@ -128,6 +128,12 @@ func Markdown(r *Report) ([]byte, error) {
 	if r == nil {
 		return nil, fmt.Errorf("report: markdown: nil report")
 	}
+	// Rendered from the report as its document says it (the precision
+	// rule), so run --format markdown and render of the YAML agree.
+	r, err := Rounded(r)
+	if err != nil {
+		return nil, fmt.Errorf("report: markdown: %w", err)
+	}
 	return writeMarkdown(calibrationPage(r, false)), nil
 }
 
