@@ -193,6 +193,7 @@ func describeTree(ctx context.Context, d *RunDir, entries []treeEntry) (Run, err
 	}
 	run.Valid = len(missing) == 0
 	run.Invalid = strings.Join(missing, "; ")
+	normalizeRun(&run)
 	return run, nil
 }
 
