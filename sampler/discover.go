@@ -93,6 +93,10 @@ type DiscoverOptions struct {
 	// time, never wrongly reused. Entries of runs that were deleted stay
 	// until the directory is removed.
 	HashCache string
+
+	// racy replaces racyWindow when non-zero; negative stores every run
+	// (tests write runs and read them back within the window).
+	racy time.Duration
 }
 
 // Discovery is what DiscoverContext found.
@@ -144,6 +148,9 @@ func DiscoverContext(ctx context.Context, paths []string, opts DiscoverOptions) 
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	cache := openDescribeCache(opts.HashCache)
+	if cache != nil && opts.racy != 0 {
+		cache.racy = opts.racy
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	dirs := make(chan string, 4*jobs)
@@ -328,7 +335,7 @@ func describeCached(ctx context.Context, dir string, cache *describeCache) (run 
 	if err != nil {
 		return run, false, err
 	}
-	if cache != nil && newestTime(entries) < listed.Add(-cache.racy).UnixNano() {
+	if cache != nil && (cache.racy < 0 || newestTime(entries) < listed.Add(-cache.racy).UnixNano()) {
 		cache.put(dir, sig, run)
 	}
 	return run, false, nil

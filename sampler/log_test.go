@@ -235,5 +235,10 @@ func FuzzParseLog(f *testing.F) {
 		default:
 			t.Errorf("status %q", l.Status())
 		}
+		if l.EventsDropped == 0 && l.NarrativeDropped == 0 && l.ServicesDropped == 0 {
+			if d := cmp.Diff(summariesByHand(l), ServiceSummaries(l)); d != "" {
+				t.Errorf("summaries disagree with the events (-by hand +summaries):\n%s", d)
+			}
+		}
 	})
 }
