@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -33,15 +35,87 @@ const racyWindow = 2 * time.Second
 // JSON payload; the checksum is the hex SHA-256 of the payload.
 const cacheMagic = "evalcal-describe "
 
-// cacheEntry is one cached run description.
-type cacheEntry struct {
+// statRecord is what the cache keys one tree entry on.
+type statRecord struct {
+	Rel          string
+	Mode         uint32
+	Size         int64
+	Mtime, Ctime int64
+	Dev, Ino     uint64
+}
+
+func recordOf(rel string, fi fs.FileInfo) statRecord {
+	r := statRecord{Rel: rel, Mode: uint32(fi.Mode()), Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+	r.Dev, r.Ino, r.Ctime, _ = fileIdentity(fi)
+	if fi.IsDir() {
+		r.Size = 0 // a directory's size says nothing portable
+	}
+	return r
+}
+
+func recordOfEntry(e treeEntry) statRecord {
+	size := e.size
+	if e.kind == entryDir {
+		size = 0
+	}
+	return statRecord{Rel: e.rel, Mode: uint32(e.mode), Size: size, Mtime: e.mtime, Ctime: e.ctime, Dev: e.dev, Ino: e.ino}
+}
+
+// cacheHeader says whom an entry is for. An entry's payload is the
+// header as JSON on one line, then one line per stat record (the run
+// directory as ".", then every entry of its tree, sorted by path, so a
+// directory comes before what it holds), an empty line, and the Run as
+// JSON. Records are text, not JSON, because they are read for every run
+// of every rerun.
+type cacheHeader struct {
 	Version string `json:"version"`
 	Build   string `json:"build"`
 	// Dir is the run directory as given, Abs its absolute path.
-	Dir       string `json:"dir"`
-	Abs       string `json:"abs"`
-	Signature string `json:"signature"`
-	Run       Run    `json:"run"`
+	Dir string `json:"dir"`
+	Abs string `json:"abs"`
+}
+
+// appendRecord writes r as "mode size mtime ctime dev ino path\n", the
+// path quoted (a file name may hold a newline).
+func appendRecord(b []byte, r statRecord) []byte {
+	b = strconv.AppendUint(b, uint64(r.Mode), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, r.Size, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, r.Mtime, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, r.Ctime, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, r.Dev, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, r.Ino, 10)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, r.Rel)
+	return append(b, '\n')
+}
+
+// parseRecord reads one appendRecord line (without its newline).
+func parseRecord(line string) (statRecord, error) {
+	var r statRecord
+	var nums [6]string
+	rest := line
+	for i := range nums {
+		var ok bool
+		if nums[i], rest, ok = strings.Cut(rest, " "); !ok {
+			return r, fmt.Errorf("bad stat record %q", clip(line))
+		}
+	}
+	mode, err1 := strconv.ParseUint(nums[0], 10, 32)
+	size, err2 := strconv.ParseInt(nums[1], 10, 64)
+	mtime, err3 := strconv.ParseInt(nums[2], 10, 64)
+	ctime, err4 := strconv.ParseInt(nums[3], 10, 64)
+	dev, err5 := strconv.ParseUint(nums[4], 10, 64)
+	ino, err6 := strconv.ParseUint(nums[5], 10, 64)
+	rel, err7 := strconv.Unquote(rest)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil {
+		return r, fmt.Errorf("bad stat record %q: %w", clip(line), err)
+	}
+	return statRecord{Rel: rel, Mode: uint32(mode), Size: size, Mtime: mtime, Ctime: ctime, Dev: dev, Ino: ino}, nil
 }
 
 // describeCache keeps run descriptions under a directory, one file per
@@ -51,6 +125,7 @@ type cacheEntry struct {
 type describeCache struct {
 	dir   string
 	build string
+	cwd   string
 	// racy: a run with a file changed this close to its listing is not
 	// stored (racyWindow; tests shorten it).
 	racy time.Duration
@@ -68,6 +143,7 @@ func openDescribeCache(dir string) *describeCache {
 		return nil
 	}
 	c := &describeCache{dir: dir, build: buildID(), racy: racyWindow}
+	c.cwd, _ = os.Getwd()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		c.warn = append(c.warn, fmt.Sprintf("describe cache %s unusable, runs are described uncached: %v", dir, unwrapPath(err)))
 		c.dir = ""
@@ -92,12 +168,12 @@ func buildID() string {
 	return id
 }
 
-func absPath(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
+// abs is dir made absolute against the working directory read once.
+func (c *describeCache) abs(dir string) string {
+	if filepath.IsAbs(dir) || c.cwd == "" {
 		return filepath.Clean(dir)
 	}
-	return abs
+	return filepath.Join(c.cwd, dir)
 }
 
 func (c *describeCache) file(abs string) string {
@@ -106,13 +182,16 @@ func (c *describeCache) file(abs string) string {
 	return filepath.Join(c.dir, h[:2], h)
 }
 
-// get returns the cached description of dir when its entry is for dir,
-// this code and sig, and verifies.
-func (c *describeCache) get(dir, sig string) (Run, bool) {
+// get returns the cached description of dir when its entry is for dir
+// and this code, verifies, and every stat record still matches: the run
+// directory is Stat'ed and each recorded entry Lstat'ed, parents first,
+// stopping at the first difference. An entry added or removed changes
+// its directory's mtime, so nothing is listed and no file is opened.
+func (c *describeCache) get(dir string) (Run, bool) {
 	if c.dir == "" {
 		return Run{}, false
 	}
-	abs := absPath(dir)
+	abs := c.abs(dir)
 	name := c.file(abs)
 	b, err := readCacheFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -127,30 +206,77 @@ func (c *describeCache) get(dir, sig string) (Run, bool) {
 		c.noteCorrupt(name, err)
 		return Run{}, false
 	}
-	var e cacheEntry
-	if err := json.Unmarshal(payload, &e); err != nil {
+	headLine, rest, _ := strings.Cut(string(payload), "\n")
+	var h cacheHeader
+	if err := json.Unmarshal([]byte(headLine), &h); err != nil {
 		c.noteCorrupt(name, err)
 		return Run{}, false
 	}
-	if e.Version != describeVersion || e.Build != c.build || e.Dir != dir || e.Abs != abs || e.Signature != sig {
+	if h.Version != describeVersion || h.Build != c.build || h.Dir != dir || h.Abs != abs {
 		return Run{}, false // stale, not corrupt: replaced by put
 	}
-	r := e.Run
+	for i := 0; ; i++ {
+		line, after, ok := strings.Cut(rest, "\n")
+		if !ok {
+			c.noteCorrupt(name, errors.New("no end of the stat records"))
+			return Run{}, false
+		}
+		rest = after
+		if line == "" {
+			break
+		}
+		rec, err := parseRecord(line)
+		if err != nil {
+			c.noteCorrupt(name, err)
+			return Run{}, false
+		}
+		var fi fs.FileInfo
+		switch {
+		case i == 0 && rec.Rel != ".":
+			c.noteCorrupt(name, errors.New("no record of the run directory"))
+			return Run{}, false
+		case i == 0:
+			fi, err = os.Stat(dir) // followed, as OpenRunDir does
+		default:
+			fi, err = os.Lstat(filepath.Join(dir, filepath.FromSlash(rec.Rel)))
+		}
+		if err != nil || recordOf(rec.Rel, fi) != rec {
+			return Run{}, false
+		}
+	}
+	var r Run
+	if err := json.Unmarshal([]byte(rest), &r); err != nil {
+		c.noteCorrupt(name, err)
+		return Run{}, false
+	}
 	normalizeRun(&r)
 	return r, true
 }
 
-// put stores the description of dir; a failure is a warning.
-func (c *describeCache) put(dir, sig string, r Run) {
+// put stores the description of dir with the stat records of the run
+// directory and its tree; a failure is a warning.
+func (c *describeCache) put(dir string, root fs.FileInfo, entries []treeEntry, r Run) {
 	if c.dir == "" {
 		return
 	}
-	abs := absPath(dir)
-	payload, err := json.Marshal(cacheEntry{Version: describeVersion, Build: c.build, Dir: dir, Abs: abs, Signature: sig, Run: r})
+	abs := c.abs(dir)
+	head, err := json.Marshal(cacheHeader{Version: describeVersion, Build: c.build, Dir: dir, Abs: abs})
 	if err != nil {
 		c.noteWriteFail(err)
 		return
 	}
+	run, err := json.Marshal(r)
+	if err != nil {
+		c.noteWriteFail(err)
+		return
+	}
+	payload := make([]byte, 0, len(head)+len(run)+64*(len(entries)+2))
+	payload = append(append(payload, head...), '\n')
+	payload = appendRecord(payload, recordOf(".", root))
+	for _, e := range entries {
+		payload = appendRecord(payload, recordOfEntry(e))
+	}
+	payload = append(append(payload, '\n'), run...)
 	if len(payload) > maxCacheEntryBytes-128 {
 		return // an enormous description is cheaper to recompute
 	}
@@ -179,24 +305,18 @@ func verifyEntry(b []byte) ([]byte, error) {
 }
 
 // readCacheFile reads an entry: a regular file (never followed through
-// a symlink, never a pipe) of at most maxCacheEntryBytes.
+// a symlink, never a pipe: opened O_NOFOLLOW and non-blocking, then
+// checked with fstat) of at most maxCacheEntryBytes.
 func readCacheFile(name string) ([]byte, error) {
-	fi, err := os.Lstat(name)
+	opened, err := os.OpenFile(name, os.O_RDONLY|openNonBlocking|openNoFollow, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
-	}
-	f, err := os.OpenFile(name, os.O_RDONLY|openNonBlocking, 0)
+	f, fi, err := checkOpened(opened, name) // closes opened on error
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	f, fi, err = checkOpened(f, name)
-	if err != nil {
-		return nil, err
-	}
 	b, whole, err := readLimited(context.Background(), f, fi.Size(), maxCacheEntryBytes, name)
 	if err != nil {
 		return nil, err

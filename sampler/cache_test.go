@@ -2,6 +2,8 @@ package sampler
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +109,7 @@ func TestDescribeCacheRecomputesACorruptEntry(t *testing.T) {
 	dir := writeRun(t, root, "20260101-000000-aaaaaa", map[string]string{"state.md": "1→ a ✓\n", "program.prose": "x", "bindings/a.md": "a"})
 	cacheDir := t.TempDir()
 	fresh := discoverWithCache(t, root, cacheDir)
-	entry := openDescribeCache(cacheDir).file(absPath(dir))
+	entry := openDescribeCache(cacheDir).file(dir)
 	b, err := os.ReadFile(entry)
 	if err != nil {
 		t.Fatal(err)
@@ -197,4 +199,56 @@ func TestDescribeCacheOnTheBundledCorpus(t *testing.T) {
 	if d := cmp.Diff(plain, warm.Runs); d != "" {
 		t.Errorf("(-uncached +cached):\n%s", d)
 	}
+}
+
+// The entry parser never panics and serves an entry only when its header
+// names this directory and code (and, checked inside get, its records
+// match the tree), whatever the payload; the checksum is made valid so
+// the fuzzer reaches the parser.
+func FuzzDescribeCacheEntry(f *testing.F) {
+	root := f.TempDir()
+	dir := filepath.Join(root, "20260101-000000-aaaaaa")
+	if err := os.MkdirAll(filepath.Join(dir, "bindings"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	for name, content := range map[string]string{"state.md": "1→ a ✓\n", "program.prose": "x", "bindings/a.md": "a"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	cacheDir := f.TempDir()
+	if _, err := DiscoverContext(context.Background(), []string{root}, DiscoverOptions{HashCache: cacheDir, racy: -1}); err != nil {
+		f.Fatal(err)
+	}
+	c := openDescribeCache(cacheDir)
+	entry := c.file(dir)
+	good, err := os.ReadFile(entry)
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, payload, _ := strings.Cut(string(good), "\n")
+	f.Add([]byte(payload))
+	f.Add([]byte("{}\n0 0 0 0 0 0 \".\"\n\n{}"))
+	f.Add([]byte("{\"version\":\"x\"}\n\n"))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		sum := sha256.Sum256(payload)
+		data := append([]byte(cacheMagic+hex.EncodeToString(sum[:])+"\n"), payload...)
+		name := filepath.Join(t.TempDir(), "entry")
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fc := &describeCache{dir: filepath.Dir(name), build: c.build, cwd: c.cwd}
+		// Serve the fuzzed entry for dir by pointing the cache at it.
+		if err := os.MkdirAll(filepath.Dir(fc.file(dir)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(name, fc.file(dir)); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := fc.get(dir)
+		head, _, _ := strings.Cut(string(payload), "\n")
+		if ok && (!strings.Contains(head, `"dir":"`+dir+`"`) || !strings.Contains(head, describeVersion)) {
+			t.Errorf("served an entry whose header is not for %s by this code: %q", dir, head)
+		}
+	})
 }

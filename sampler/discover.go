@@ -311,32 +311,38 @@ func listDir(dir string) ([]os.DirEntry, error) {
 	return ents, nil
 }
 
-// describeCached describes dir, from the cache when its tree's stat
-// signature is unchanged; cached says so.
+// describeCached describes dir, from the cache when nothing in its tree
+// changed (see describeCache.get); cached says so.
 func describeCached(ctx context.Context, dir string, cache *describeCache) (run Run, cached bool, err error) {
+	if cache != nil {
+		if r, ok := cache.get(dir); ok {
+			return r, true, nil
+		}
+	}
 	d, err := OpenRunDir(dir)
 	if err != nil {
 		return newRun(dir), false, fmt.Errorf("sampler: describe %s: %w", dir, errors.Unwrap(err))
 	}
 	defer d.Close()
 	listed := time.Now()
+	root, err := d.root.Stat(".")
+	if err != nil {
+		return newRun(dir), false, fmt.Errorf("sampler: describe %s: %w", dir, unwrapPath(err))
+	}
 	entries, err := walkTree(ctx, d)
 	if err != nil {
 		return newRun(dir), false, err
-	}
-	var sig string
-	if cache != nil {
-		sig = treeSignature(entries)
-		if r, ok := cache.get(dir, sig); ok {
-			return r, true, nil
-		}
 	}
 	run, err = describeTree(ctx, d, entries)
 	if err != nil {
 		return run, false, err
 	}
-	if cache != nil && (cache.racy < 0 || newestTime(entries) < listed.Add(-cache.racy).UnixNano()) {
-		cache.put(dir, sig, run)
+	if cache != nil {
+		_, _, rootCtime, _ := fileIdentity(root)
+		newest := max(newestTime(entries), root.ModTime().UnixNano(), rootCtime)
+		if cache.racy < 0 || newest < listed.Add(-cache.racy).UnixNano() {
+			cache.put(dir, root, entries, run)
+		}
 	}
 	return run, false, nil
 }

@@ -153,7 +153,7 @@ func TestDescribeCacheRefusesANamedPipeEntry(t *testing.T) {
 	dir := writeRun(t, root, "20260101-000000-aaaaaa", map[string]string{"state.md": "1→ a ✓\n", "program.prose": "x", "bindings/a.md": "a"})
 	cacheDir := t.TempDir()
 	c := openDescribeCache(cacheDir)
-	mkfifo(t, c.file(absPath(dir)))
+	mkfifo(t, c.file(dir))
 	var d Discovery
 	var err error
 	finishesWithin(t, 5*time.Second, "DiscoverContext", func() {

@@ -9,3 +9,7 @@ import "syscall"
 // waiting for a writer (it is then refused by fstat). It has no effect
 // on regular files and directories.
 const openNonBlocking = syscall.O_NONBLOCK
+
+// openNoFollow makes open fail on a symlink (cache entries are never
+// followed).
+const openNoFollow = syscall.O_NOFOLLOW

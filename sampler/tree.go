@@ -3,7 +3,6 @@ package sampler
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -236,38 +235,6 @@ func hashFile(ctx context.Context, h hash.Hash, d *RunDir, e treeEntry, buf []by
 		return fmt.Errorf("sampler: hash %s: file changed while read (%d of %d bytes)", d.full(e.rel), n, e.size)
 	}
 	return nil
-}
-
-// treeSignature is the describe cache's key for a run's content: a
-// SHA-256 over every entry's path, kind, mode, size, mtime, ctime,
-// device, inode and link target. Equal signatures are taken to mean
-// equal content (see DiscoverOptions.HashCache for when that fails).
-func treeSignature(entries []treeEntry) string {
-	h := sha256.New()
-	var num [8]byte
-	put := func(v uint64) {
-		binary.LittleEndian.PutUint64(num[:], v)
-		h.Write(num[:])
-	}
-	for _, e := range entries {
-		put(uint64(len(e.rel)))
-		io.WriteString(h, e.rel)
-		put(uint64(e.kind))
-		put(uint64(e.mode))
-		put(uint64(e.size))
-		put(uint64(e.mtime))
-		put(uint64(e.ctime))
-		put(e.dev)
-		put(e.ino)
-		put(uint64(len(e.target)))
-		io.WriteString(h, e.target)
-		if e.empty {
-			put(1)
-		} else {
-			put(0)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // newestTime is the latest mtime or ctime of the entries, nanoseconds.
