@@ -54,39 +54,33 @@ type treeEntry struct {
 // more than MaxRunEntries entries.
 func walkTree(ctx context.Context, d *RunDir) ([]treeEntry, error) {
 	var out []treeEntry
-	stack := []string{"."}
+	type pending struct {
+		rel   string
+		index int // of the directory's own entry in out; -1 for "."
+	}
+	stack := []pending{{".", -1}}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		ents, err := d.readDir(dir)
-		if err != nil {
-			if dir == "." {
-				return nil, fmt.Errorf("sampler: list %s: %w", d.path, err)
-			}
-			for i := range out {
-				if out[i].rel == dir {
-					// A listed directory that cannot be opened: its
-					// content is unknown, say so in the hash.
-					out[i].kind, out[i].err = entryUnreadable, err.Error()
-				}
-			}
+		ents, err := d.readDir(dir.rel)
+		switch {
+		case err != nil && dir.index < 0:
+			return nil, fmt.Errorf("sampler: list %s: %w", d.path, err)
+		case err != nil:
+			// A listed directory that cannot be opened: its content is
+			// unknown; the hash and the warnings say so.
+			out[dir.index].kind, out[dir.index].err = entryUnreadable, err.Error()
 			continue
-		}
-		if dir != "." && len(ents) == 0 {
-			for i := len(out) - 1; i >= 0; i-- {
-				if out[i].rel == dir {
-					out[i].empty = true
-					break
-				}
-			}
+		case len(ents) == 0 && dir.index >= 0:
+			out[dir.index].empty = true
 		}
 		for _, e := range ents {
 			rel := e.Name()
-			if dir != "." {
-				rel = dir + "/" + e.Name()
+			if dir.rel != "." {
+				rel = dir.rel + "/" + e.Name()
 			}
 			te, err := d.entry(rel, e)
 			if err != nil {
@@ -98,7 +92,7 @@ func walkTree(ctx context.Context, d *RunDir) ([]treeEntry, error) {
 				return nil, fmt.Errorf("sampler: list %s: more than %d entries", d.path, MaxRunEntries)
 			}
 			if te.kind == entryDir {
-				stack = append(stack, rel)
+				stack = append(stack, pending{rel, len(out) - 1})
 			}
 		}
 	}
