@@ -53,6 +53,11 @@ type treeEntry struct {
 // run directory itself cannot be listed, ctx is done, or the run holds
 // more than MaxRunEntries entries.
 func walkTree(ctx context.Context, d *RunDir) ([]treeEntry, error) {
+	return walkTreeLimit(ctx, d, MaxRunEntries)
+}
+
+// walkTreeLimit is walkTree with a bound of limit entries.
+func walkTreeLimit(ctx context.Context, d *RunDir, limit int) ([]treeEntry, error) {
 	var out []treeEntry
 	type pending struct {
 		rel   string
@@ -88,8 +93,8 @@ func walkTree(ctx context.Context, d *RunDir) ([]treeEntry, error) {
 				continue
 			}
 			out = append(out, te)
-			if len(out) > MaxRunEntries {
-				return nil, fmt.Errorf("sampler: list %s: more than %d entries", d.path, MaxRunEntries)
+			if len(out) > limit {
+				return nil, fmt.Errorf("sampler: list %s: more than %d entries", d.path, limit)
 			}
 			if te.kind == entryDir {
 				stack = append(stack, pending{rel, len(out) - 1})

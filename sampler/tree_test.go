@@ -245,21 +245,23 @@ func TestSelectRejectsDuplicateRunIDs(t *testing.T) {
 	}
 }
 
-func TestDescribeBoundsEntriesPerRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("creates MaxRunEntries files")
-	}
+func TestWalkBoundsEntriesPerRun(t *testing.T) {
 	dir := writeRun(t, t.TempDir(), "20260101-000000-aaaaaa", map[string]string{"state.md": "x"})
-	big := filepath.Join(dir, "many")
-	if err := os.Mkdir(big, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for i := range MaxRunEntries {
-		if err := os.Mkdir(filepath.Join(big, fmt.Sprint(i)), 0o755); err != nil {
+	for i := range 30 {
+		if err := os.MkdirAll(filepath.Join(dir, "many", fmt.Sprint(i)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Describe(dir); err == nil || !strings.Contains(err.Error(), "more than") {
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	// state.md, many/ and its 30 directories: 32 entries.
+	if _, err := walkTreeLimit(context.Background(), d, 31); err == nil || !strings.Contains(err.Error(), "more than 31 entries") {
 		t.Errorf("err = %v, want a bound on entries", err)
+	}
+	if es, err := walkTreeLimit(context.Background(), d, 32); err != nil || len(es) != 32 {
+		t.Errorf("at the bound: %d entries, err %v", len(es), err)
 	}
 }
