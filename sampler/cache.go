@@ -47,18 +47,14 @@ type statRecord struct {
 func recordOf(rel string, fi fs.FileInfo) statRecord {
 	r := statRecord{Rel: rel, Mode: uint32(fi.Mode()), Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
 	r.Dev, r.Ino, r.Ctime, _ = fileIdentity(fi)
-	if fi.IsDir() {
-		r.Size = 0 // a directory's size says nothing portable
+	if t := fi.Mode().Type(); t != 0 && t != fs.ModeSymlink {
+		r.Size = 0 // as walkTree records directories and special files
 	}
 	return r
 }
 
 func recordOfEntry(e treeEntry) statRecord {
-	size := e.size
-	if e.kind == entryDir {
-		size = 0
-	}
-	return statRecord{Rel: e.rel, Mode: uint32(e.mode), Size: size, Mtime: e.mtime, Ctime: e.ctime, Dev: e.dev, Ino: e.ino}
+	return statRecord{Rel: e.rel, Mode: uint32(e.mode), Size: e.size, Mtime: e.mtime, Ctime: e.ctime, Dev: e.dev, Ino: e.ino}
 }
 
 // cacheHeader says whom an entry is for. An entry's payload is the

@@ -32,6 +32,12 @@ func TestDescribeCacheServesUnchangedRunsOnly(t *testing.T) {
 	for _, id := range []string{"20260101-000000-aaaaaa", "20260102-000000-bbbbbb", "20260103-000000-cccccc", "20260104-000000-dddddd"} {
 		dirs = append(dirs, writeRun(t, root, id, files))
 	}
+	// Links and empty directories are recorded too, and match on rerun.
+	symlink(t, "a.md", filepath.Join(dirs[3], "bindings", "b.md"))
+	symlink(t, "/elsewhere", filepath.Join(dirs[3], "out"))
+	if err := os.Mkdir(filepath.Join(dirs[3], "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cacheDir := t.TempDir()
 	cold := discoverWithCache(t, root, cacheDir)
 	if cold.Described != 4 || cold.Cached != 0 {
