@@ -178,8 +178,10 @@ var (
 // `---error` is the Terminator, and anything odd (a marker outside the
 // spec, a repeated terminator, events after it, invalid UTF-8, an
 // over-long line, a last line without newline) is a warning with its line
-// number. The error is non-nil only when r fails; the Log then holds
-// what was read before the failure.
+// number. It streams: at most MaxLogBytes are read (a longer log is a
+// warning) and memory is bounded by the Max* constants above, not by the
+// log's length. The error is non-nil only when r fails; the Log then
+// holds what was read before the failure.
 func ParseLog(r io.Reader) (Log, error) { return parseLog(r, MaxLogBytes) }
 
 // parseLog is ParseLog reading at most limit bytes.
