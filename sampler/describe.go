@@ -2,18 +2,15 @@ package sampler
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -27,7 +24,7 @@ var (
 // ErrorFileName is the file a failed service leaves in its workspace.
 const ErrorFileName = "__error.md"
 
-// runFiles is one walk over a run directory.
+// runFiles is the description's view of a run directory (see runFilesOf).
 type runFiles struct {
 	paths []string         // regular files, slash-separated, relative, sorted
 	size  map[string]int64 // by path
@@ -44,51 +41,6 @@ func (f runFiles) first(names []string) string {
 		}
 	}
 	return ""
-}
-
-// walkRun lists dir's regular files without following links.
-func walkRun(dir string) (runFiles, error) {
-	rf := runFiles{size: map[string]int64{}, dirs: map[string]bool{}}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		rel, rerr := filepath.Rel(dir, p)
-		if rerr != nil {
-			return rerr
-		}
-		rel = filepath.ToSlash(rel)
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the relative path already names the file
-			}
-			rf.warn = append(rf.warn, fmt.Sprintf("%s: unreadable: %v", rel, err))
-			return nil
-		}
-		switch {
-		case d.IsDir():
-			if rel != "." {
-				rf.dirs[rel] = true
-			}
-		case d.Type().IsRegular():
-			info, ierr := d.Info()
-			if ierr != nil {
-				rf.warn = append(rf.warn, fmt.Sprintf("%s: unreadable: %v", rel, ierr))
-				return nil
-			}
-			rf.paths = append(rf.paths, rel)
-			rf.size[rel] = info.Size()
-		default:
-			rf.warn = append(rf.warn, fmt.Sprintf("%s: not a regular file, ignored", rel))
-		}
-		return nil
-	})
-	if err != nil {
-		return rf, fmt.Errorf("sampler: walk %s: %w", dir, err)
-	}
-	sort.Strings(rf.paths)
-	return rf, nil
 }
 
 // detectEra names the layout of a run directory from the files it
@@ -112,22 +64,25 @@ func detectEra(rf runFiles) Era {
 }
 
 // LogFile is the run log's name (state.md or vm.log.md) in the run
-// directory dir, "" when it has none.
+// directory dir, "" when it has none or dir cannot be opened. See
+// RunDir.LogFile.
 func LogFile(dir string) string {
-	for _, n := range logFiles {
-		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
-			return n
-		}
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		return ""
 	}
-	return ""
+	defer d.Close()
+	return d.LogFile()
 }
 
 // ParseLogFile opens and parses a run log with ParseLog; the error names
-// the file.
+// the file. A symlink is followed, but only a regular file is opened
+// (non-blocking), and at most MaxLogBytes are read. Inside a run
+// directory, RunDir.ParseLog also keeps the read inside the run.
 func ParseLogFile(p string) (Log, error) {
-	f, err := os.Open(p)
+	f, _, err := openRegular(p)
 	if err != nil {
-		return Log{}, fmt.Errorf("sampler: open %s: %w", p, err)
+		return Log{Events: []Event{}}, err
 	}
 	defer f.Close()
 	l, err := ParseLog(f)
@@ -137,9 +92,12 @@ func ParseLogFile(p string) (Log, error) {
 	return l, nil
 }
 
-// Describe reads the run directory dir into a Run: its era, system (from
-// the manifest, the log's front matter, header or envelope, or the
-// source's front matter, in that order), status (from the log's
+// Describe is DescribeContext without a deadline.
+func Describe(dir string) (Run, error) { return DescribeContext(context.Background(), dir) }
+
+// DescribeContext reads the run directory dir into a Run: its era,
+// system (from the manifest, the log's front matter, header or envelope,
+// or the source's front matter, in that order), status (from the log's
 // terminator; a log without one whose front matter says `status: failed`
 // or `completed` takes that, with a warning), services declared (from
 // the manifest, else the log), completed / errored / skipped (log events,
@@ -147,36 +105,57 @@ func ParseLogFile(p string) (Log, error) {
 // bindings/ and world-model(s)/*/published.json) and missing (declared
 // outputs not present), error files, size, file count and ContentHash.
 // A Run is Valid when it has a log, a source or manifest, and at least
-// one binding or published output. What cannot be read becomes a warning;
-// the error is non-nil only when dir itself cannot be walked.
-func Describe(dir string) (Run, error) {
-	run := Run{ID: filepath.Base(filepath.Clean(dir)), Path: dir, Era: EraUnknown, Status: StatusIncomplete}
-	fi, err := os.Stat(dir)
+// one binding or published output.
+//
+// Files are read through a RunDir: nothing outside dir is read (a
+// symlink leading out, such as a manifest linked from elsewhere, is
+// treated as absent, with a warning), a symlink inside dir to a regular
+// file counts as that file, and a pipe, socket or device is listed (and
+// hashed) but never opened. What cannot be read becomes a warning; the
+// error is non-nil only when dir itself cannot be listed, holds more
+// than MaxRunEntries entries, a file changes while hashed, or ctx is
+// done.
+func DescribeContext(ctx context.Context, dir string) (Run, error) {
+	run := newRun(dir)
+	d, err := OpenRunDir(dir)
 	if err != nil {
-		return run, fmt.Errorf("sampler: describe %s: %w", dir, err)
+		return run, fmt.Errorf("sampler: describe %s: %w", dir, errors.Unwrap(err))
 	}
-	if !fi.IsDir() {
-		return run, fmt.Errorf("sampler: describe %s: not a directory", dir)
-	}
-	rf, err := walkRun(dir)
+	defer d.Close()
+	entries, err := walkTree(ctx, d)
 	if err != nil {
 		return run, err
 	}
+	return describeTree(ctx, d, entries)
+}
+
+func newRun(dir string) Run {
+	return Run{ID: filepath.Base(filepath.Clean(dir)), Path: dir, Era: EraUnknown, Status: StatusIncomplete}
+}
+
+// describeTree describes the run whose tree walkTree listed.
+func describeTree(ctx context.Context, d *RunDir, entries []treeEntry) (Run, error) {
+	run := newRun(d.Path())
+	rf := runFilesOf(d, entries)
 	run.Warnings = append(run.Warnings, rf.warn...)
 	run.Era = detectEra(rf)
 	run.Files = len(rf.paths)
 	for _, p := range rf.paths {
 		run.SizeBytes += rf.size[p]
 	}
-	if run.ContentHash, err = contentHash(dir, rf.paths); err != nil {
+	var err error
+	if run.ContentHash, err = contentHash(ctx, d, entries); err != nil {
 		return run, err
 	}
 
 	logName := rf.first(logFiles)
 	var lg Log
 	if logName != "" {
-		lg, err = ParseLogFile(filepath.Join(dir, logName))
+		lg, err = d.ParseLog(ctx, logName)
 		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return run, ctxErr
+			}
 			run.Warnings = append(run.Warnings, err.Error())
 		}
 		for _, w := range lg.Warnings {
@@ -192,14 +171,14 @@ func Describe(dir string) (Run, error) {
 		}
 	}
 
-	man, err := LoadManifest(dir, run.Era)
+	man, err := d.LoadManifest(ctx, run.Era)
 	if err != nil {
 		run.Warnings = append(run.Warnings, err.Error())
 	}
 	sourceName := rf.first(sourceFiles)
-	run.System = systemName(man, lg, dir, sourceName)
+	run.System = systemName(man, lg, d, sourceName)
 
-	describeServices(&run, rf, lg, man)
+	describeServices(ctx, &run, d, rf, lg, man)
 	describeBindings(&run, rf, man)
 
 	var missing []string
@@ -214,41 +193,13 @@ func Describe(dir string) (Run, error) {
 	}
 	run.Valid = len(missing) == 0
 	run.Invalid = strings.Join(missing, "; ")
+	normalizeRun(&run)
 	return run, nil
 }
 
-// contentHash is the hex SHA-256 over, for each path in sorted order, the
-// path, a NUL, the decimal size, a NUL and the contents; the sizes keep
-// the encoding unambiguous. Files are streamed.
-func contentHash(dir string, paths []string) (string, error) {
-	h := sha256.New()
-	for _, p := range paths {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		f, err := os.Open(full)
-		if err != nil {
-			return "", fmt.Errorf("sampler: hash %s: %w", full, err)
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return "", fmt.Errorf("sampler: hash %s: %w", full, err)
-		}
-		io.WriteString(h, p+"\x00"+strconv.FormatInt(fi.Size(), 10)+"\x00")
-		n, err := io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("sampler: hash %s: %w", full, err)
-		}
-		if n != fi.Size() {
-			return "", fmt.Errorf("sampler: hash %s: file changed while read (%d of %d bytes)", full, n, fi.Size())
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func systemName(man Manifest, lg Log, dir, source string) string {
+func systemName(man Manifest, lg Log, d *RunDir, source string) string {
 	for _, s := range []string{man.System, lg.FrontMatter["system"], programName(lg.Program),
-		lg.Meta["system"], programName(lg.Meta["program"]), programName(lg.Meta["root"]), sourceName(dir, source)} {
+		lg.Meta["system"], programName(lg.Meta["program"]), programName(lg.Meta["root"]), sourceName(d, source)} {
 		if s = strings.TrimSpace(s); s != "" {
 			return s
 		}
@@ -272,17 +223,21 @@ func programName(p string) string {
 	return p
 }
 
-// sourceName reads `name:` from the source's YAML front matter.
-func sourceName(dir, source string) string {
+// maxSourceHead is how much of a source file sourceName reads.
+const maxSourceHead = 64 * 1024
+
+// sourceName reads `name:` from the source's YAML front matter, within
+// its first maxSourceHead bytes.
+func sourceName(d *RunDir, source string) string {
 	if source == "" {
 		return ""
 	}
-	f, err := os.Open(filepath.Join(dir, source))
+	f, _, err := d.Open(source)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 64*1024))
+	sc := bufio.NewScanner(io.LimitReader(f, maxSourceHead))
 	for n := 0; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if n == 0 && line != "---" {
@@ -300,19 +255,18 @@ func sourceName(dir, source string) string {
 
 // ServiceEvents are the events of a log that ran a service: not inputs,
 // VM actions, parallel brackets or notes, plus the narrative headings of
-// services no marker mentions, all in line order.
+// services no marker mentions, all in line order. They come from
+// Log.Events and Log.Narrative, which keep only a log's first events;
+// ServiceSummaries covers every event of any log.
 func ServiceEvents(lg Log) []Event {
 	var out []Event
 	marked := map[string]bool{}
 	for _, ev := range lg.Events {
-		if ev.Kind != "" || ev.Service == "" {
+		if !isServiceEvent(ev) {
 			continue
 		}
-		switch ev.Outcome {
-		case OutcomeOK, OutcomeError, OutcomeSkipped:
-			out = append(out, ev)
-			marked[ev.Service] = true
-		}
+		out = append(out, ev)
+		marked[ev.Service] = true
 	}
 	n := len(out)
 	for _, ev := range lg.Narrative {
@@ -326,24 +280,60 @@ func ServiceEvents(lg Log) []Event {
 	return out
 }
 
+// isServiceEvent: a service step with an outcome (not an input, a VM
+// action, a parallel bracket or a note).
+func isServiceEvent(ev Event) bool {
+	if ev.Kind != "" || ev.Service == "" {
+		return false
+	}
+	switch ev.Outcome {
+	case OutcomeOK, OutcomeError, OutcomeSkipped:
+		return true
+	}
+	return false
+}
+
+// ServiceSummaries is ServiceEvents aggregated by service, from every
+// event of the log however long: one summary per service, the services
+// markers mention first from Log.Services, plus the narrative's summary
+// of each service no marker mentions, all in order of first line.
+func ServiceSummaries(lg Log) []ServiceSummary {
+	out := append([]ServiceSummary(nil), lg.Services...)
+	marked := make(map[string]bool, len(lg.Services))
+	for _, s := range lg.Services {
+		marked[s.Service] = true
+	}
+	n := len(out)
+	for _, s := range lg.NarrativeServices {
+		if !marked[s.Service] {
+			out = append(out, s)
+		}
+	}
+	if len(out) > n && n > 0 {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].First < out[j].First })
+	}
+	return out
+}
+
 type receipt struct {
 	Node   string `json:"node"`
 	Status string `json:"status"`
 }
 
-func describeServices(run *Run, rf runFiles, lg Log, man Manifest) {
+func describeServices(ctx context.Context, run *Run, d *RunDir, rf runFiles, lg Log, man Manifest) {
 	completed, errored, skipped := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, ev := range ServiceEvents(lg) {
-		switch ev.Outcome {
-		case OutcomeOK:
-			completed[ev.Service] = true
-		case OutcomeError:
-			errored[ev.Service] = true
-		case OutcomeSkipped:
-			skipped[ev.Service] = true
+	for _, s := range ServiceSummaries(lg) {
+		if s.OK > 0 {
+			completed[s.Service] = true
+		}
+		if s.Error > 0 {
+			errored[s.Service] = true
+		}
+		if s.Skipped > 0 {
+			skipped[s.Service] = true
 		}
 	}
-	for _, r := range readReceipts(run, rf) {
+	readReceipts(ctx, run, d, rf, func(r receipt) {
 		switch strings.ToLower(r.Status) {
 		case "rendered", "completed", "ok", "succeeded":
 			completed[r.Node] = true
@@ -352,7 +342,7 @@ func describeServices(run *Run, rf runFiles, lg Log, man Manifest) {
 		case "skipped":
 			skipped[r.Node] = true
 		}
-	}
+	})
 	for _, p := range rf.paths {
 		if path.Base(p) != ErrorFileName {
 			continue
@@ -385,15 +375,19 @@ func describeServices(run *Run, rf runFiles, lg Log, man Manifest) {
 	}
 }
 
-// readReceipts reads reactor receipts: receipts/{node}.jsonl (one JSON a
-// line) and receipts.json (a JSON array). Bad lines are warnings.
-func readReceipts(run *Run, rf runFiles) []receipt {
-	var out []receipt
+// maxReceiptsBytes bounds what is read of one receipts file; the rest is
+// skipped with a warning.
+const maxReceiptsBytes = 64 << 20
+
+// readReceipts reads reactor receipts, passing each to use:
+// receipts/{node}.jsonl (one JSON a line, at most MaxLogLine bytes a
+// line) and receipts.json (a JSON array, at most 16 MiB). A bad or
+// over-long line is a warning and the file goes on.
+func readReceipts(ctx context.Context, run *Run, d *RunDir, rf runFiles, use func(receipt)) {
 	for _, p := range rf.paths {
-		full := filepath.Join(run.Path, filepath.FromSlash(p))
 		switch {
 		case p == "receipts.json":
-			b, _, err := readCapped(run.Path, p)
+			b, err := readManifestFile(ctx, d, p)
 			if err != nil {
 				run.Warnings = append(run.Warnings, err.Error())
 				continue
@@ -403,37 +397,78 @@ func readReceipts(run *Run, rf runFiles) []receipt {
 				run.Warnings = append(run.Warnings, fmt.Sprintf("%s: not a JSON array of receipts: %v", p, err))
 				continue
 			}
-			out = append(out, rs...)
-		case strings.HasPrefix(p, "receipts/") && strings.HasSuffix(p, ".jsonl"):
-			f, err := os.Open(full)
-			if err != nil {
-				run.Warnings = append(run.Warnings, fmt.Sprintf("sampler: open %s: %v", full, err))
-				continue
+			for _, r := range rs {
+				use(r)
 			}
+		case strings.HasPrefix(p, "receipts/") && strings.HasSuffix(p, ".jsonl"):
 			node := strings.TrimSuffix(path.Base(p), ".jsonl")
-			sc := bufio.NewScanner(f)
-			sc.Buffer(make([]byte, 64*1024), MaxLogLine)
-			for n := 1; sc.Scan(); n++ {
-				if strings.TrimSpace(sc.Text()) == "" {
-					continue
+			err := eachLine(ctx, d, p, maxReceiptsBytes, func(n int, line []byte, tooLong bool) {
+				switch {
+				case tooLong:
+					run.Warnings = append(run.Warnings, fmt.Sprintf("%s:%d: longer than %d bytes, skipped", p, n, MaxLogLine))
+					return
+				case len(bytes.TrimSpace(line)) == 0:
+					return
 				}
 				var r receipt
-				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				if err := json.Unmarshal(line, &r); err != nil {
 					run.Warnings = append(run.Warnings, fmt.Sprintf("%s:%d: bad receipt: %v", p, n, err))
-					continue
+					return
 				}
 				if r.Node == "" {
 					r.Node = node
 				}
-				out = append(out, r)
+				use(r)
+			})
+			if err != nil {
+				run.Warnings = append(run.Warnings, err.Error())
 			}
-			if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-				run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %v", p, err))
-			}
-			f.Close()
 		}
 	}
-	return out
+}
+
+// eachLine calls fn for each line of the regular file name in the run
+// (without its newline), reading at most limit bytes; a line longer than
+// MaxLogLine is passed truncated with tooLong set. The error names the
+// file: it could not be opened or read, or it is longer than limit (the
+// lines before are passed).
+func eachLine(ctx context.Context, d *RunDir, name string, limit int64, fn func(n int, line []byte, tooLong bool)) error {
+	f, _, err := d.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := &io.LimitedReader{R: ctxReader{ctx: ctx, r: f}, N: limit + 1}
+	br := bufio.NewReaderSize(lr, 64*1024)
+	var line []byte
+	tooLong := false
+	for n := 1; ; {
+		chunk, err := br.ReadSlice('\n')
+		if room := MaxLogLine - len(line); len(chunk) > room {
+			line = append(line, chunk[:max(room, 0)]...)
+			tooLong = true
+		} else {
+			line = append(line, chunk...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == nil || (errors.Is(err, io.EOF) && len(line) > 0):
+			fn(n, bytes.TrimSuffix(line, []byte("\n")), tooLong)
+			n++
+			line, tooLong = line[:0], false
+			if err == nil {
+				continue
+			}
+		}
+		if lr.N <= 0 {
+			return fmt.Errorf("sampler: read %s: longer than %d bytes; the rest is not read", d.full(name), limit)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("sampler: read %s line %d: %w", d.full(name), n, err)
+		}
+		return nil
+	}
 }
 
 // PublishedKey maps a published output's path to the form manifests

@@ -68,7 +68,23 @@ type Terminator struct {
 	Message   string `yaml:"message,omitempty" json:"message,omitempty"`
 }
 
+// ServiceSummary is what the service events of a log (see ServiceEvents)
+// say about one service, over the whole log however long.
+type ServiceSummary struct {
+	Service string `yaml:"service" json:"service"`
+	// First is the line of the service's first event.
+	First int `yaml:"first" json:"first"`
+	// OK, Error and Skipped are the first lines with each outcome, 0 when
+	// the service has none.
+	OK      int `yaml:"ok,omitempty" json:"ok,omitempty"`
+	Error   int `yaml:"error,omitempty" json:"error,omitempty"`
+	Skipped int `yaml:"skipped,omitempty" json:"skipped,omitempty"`
+}
+
 // Log is what ParseLog could read from a run log (state.md or vm.log.md).
+// Its memory does not grow with the log's length: Events and Narrative
+// keep a log's first events only (see MaxLogEvents), while Services,
+// NarrativeServices, the terminator and the counts cover every line.
 type Log struct {
 	// RunID and Program come from the header `# run:{id} {program}`.
 	RunID   string `yaml:"run_id,omitempty" json:"run_id,omitempty"`
@@ -78,11 +94,24 @@ type Log struct {
 	// Meta holds `key: value` envelope lines (program, root, source,
 	// system, run_id) seen before the first event, backquotes removed.
 	Meta map[string]string `yaml:"meta,omitempty" json:"meta,omitempty"`
-	// Events are the marker lines in log order.
-	Events []Event `yaml:"events" json:"events"`
+	// Events are the marker lines in log order: the first MaxLogEvents
+	// of them, as long as their lines total at most MaxLogEventBytes;
+	// EventsDropped counts the others.
+	Events        []Event `yaml:"events" json:"events"`
+	EventsDropped int     `yaml:"events_dropped,omitempty" json:"events_dropped,omitempty"`
 	// Narrative are statuses read from narrative headings; they are used
-	// only when a log has no service events.
-	Narrative []Event `yaml:"narrative,omitempty" json:"narrative,omitempty"`
+	// only for services no marker mentions. Bounded as Events are;
+	// NarrativeDropped counts the others.
+	Narrative        []Event `yaml:"narrative,omitempty" json:"narrative,omitempty"`
+	NarrativeDropped int     `yaml:"narrative_dropped,omitempty" json:"narrative_dropped,omitempty"`
+	// Services summarises every service event of the markers, one entry
+	// per service in order of first appearance; NarrativeServices does
+	// the same for the narrative headings. At most MaxLogServices
+	// services each, names of at most MaxServiceName bytes; the events of
+	// other services are counted in ServicesDropped.
+	Services          []ServiceSummary `yaml:"services,omitempty" json:"services,omitempty"`
+	NarrativeServices []ServiceSummary `yaml:"narrative_services,omitempty" json:"narrative_services,omitempty"`
+	ServicesDropped   int              `yaml:"services_dropped,omitempty" json:"services_dropped,omitempty"`
 	// Terminator is the first terminator line, nil when there is none.
 	Terminator *Terminator `yaml:"terminator,omitempty" json:"terminator,omitempty"`
 	// Lines is the number of lines read; Bytes the number of bytes.
@@ -109,6 +138,27 @@ const MaxLogLine = 1 << 20
 // how many more there were instead of listing them.
 const maxWarnings = 50
 
+// Bounds on what a Log keeps, so that its memory is independent of the
+// log's length (a 65 MB state.md costs what a 1 MB one does).
+const (
+	// MaxLogBytes is how much of a log ParseLog reads; the rest is not
+	// read, with a warning.
+	MaxLogBytes = 1 << 30
+	// MaxLogEvents bounds Log.Events and Log.Narrative each.
+	MaxLogEvents = 10_000
+	// MaxLogEventBytes bounds the total length of the lines whose events
+	// Log.Events and Log.Narrative keep.
+	MaxLogEventBytes = 8 << 20
+	// MaxLogServices bounds Log.Services and Log.NarrativeServices each.
+	MaxLogServices = 10_000
+	// MaxServiceName is the longest service name a summary is kept for.
+	MaxServiceName = 1024
+	// maxFrontMatterBytes bounds the YAML front matter read.
+	maxFrontMatterBytes = 64 << 10
+	// maxQuoted bounds the text a warning quotes from a line.
+	maxQuoted = 200
+)
+
 var (
 	headerRE     = regexp.MustCompile(`^#\s*run:\s*(\S+)(?:\s+(.*\S))?\s*$`)
 	endRE        = regexp.MustCompile(`^---end(?:\s+(.*\S))?\s*$`)
@@ -128,11 +178,17 @@ var (
 // `---error` is the Terminator, and anything odd (a marker outside the
 // spec, a repeated terminator, events after it, invalid UTF-8, an
 // over-long line, a last line without newline) is a warning with its line
-// number. The error is non-nil only when r fails; the Log then holds
-// what was read before the failure.
-func ParseLog(r io.Reader) (Log, error) {
+// number. It streams: at most MaxLogBytes are read (a longer log is a
+// warning) and memory is bounded by the Max* constants above, not by the
+// log's length. The error is non-nil only when r fails; the Log then
+// holds what was read before the failure.
+func ParseLog(r io.Reader) (Log, error) { return parseLog(r, MaxLogBytes) }
+
+// parseLog is ParseLog reading at most limit bytes.
+func parseLog(r io.Reader, limit int64) (Log, error) {
 	p := logParser{log: Log{Events: []Event{}}}
-	br := bufio.NewReaderSize(r, 64*1024)
+	lr := &io.LimitedReader{R: r, N: limit}
+	br := bufio.NewReaderSize(lr, 64*1024)
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -151,6 +207,9 @@ func ParseLog(r io.Reader) (Log, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
+			if lr.N <= 0 && moreToRead(r) {
+				p.warn("line %d: the log is longer than %d bytes; the rest is not read", p.log.Lines+1, limit)
+			}
 			if len(line) > 0 {
 				p.lastNoNewline = true
 				p.handle(line)
@@ -165,14 +224,92 @@ func ParseLog(r io.Reader) (Log, error) {
 	return p.log, nil
 }
 
+// moreToRead says whether r has at least one more byte.
+func moreToRead(r io.Reader) bool {
+	var b [1]byte
+	n, _ := io.ReadFull(r, b[:])
+	return n > 0
+}
+
 type logParser struct {
 	log           Log
 	overLong      bool
 	lastNoNewline bool
 	inFront       bool
 	front         bytes.Buffer
+	frontTooLong  bool
 	frontStart    int
 	dropped       int
+	// events counts every marker event, kept or not.
+	events int
+	// keptBytes is the length of the lines whose events are kept.
+	keptBytes int
+	// svcIndex and narrIndex index Services and NarrativeServices.
+	svcIndex, narrIndex map[string]int
+	// text is the line being handled.
+	text string
+}
+
+// keep appends ev to list when the bounds allow, else counts it.
+func (p *logParser) keep(list *[]Event, dropped *int, ev Event) {
+	cost := len(p.text)
+	if len(*list) >= MaxLogEvents || p.keptBytes+cost > MaxLogEventBytes {
+		if *dropped == 0 {
+			p.warn("line %d: more events than a log keeps (%d, or %d bytes of lines); later ones are summarised, not kept", ev.Line, MaxLogEvents, MaxLogEventBytes)
+		}
+		*dropped++
+		return
+	}
+	p.keptBytes += cost
+	*list = append(*list, ev)
+}
+
+// summarise adds a service event to the summaries of list.
+func (p *logParser) summarise(list *[]ServiceSummary, index *map[string]int, ev Event) {
+	i, ok := (*index)[ev.Service]
+	if !ok {
+		if len(*list) >= MaxLogServices || len(ev.Service) > MaxServiceName {
+			if p.log.ServicesDropped == 0 {
+				p.warn("line %d: service %q not summarised (more than %d services, or a name over %d bytes)", ev.Line, clip(ev.Service), MaxLogServices, MaxServiceName)
+			}
+			p.log.ServicesDropped++
+			return
+		}
+		if *index == nil {
+			*index = map[string]int{}
+		}
+		name := strings.Clone(ev.Service)
+		i = len(*list)
+		(*index)[name] = i
+		*list = append(*list, ServiceSummary{Service: name, First: ev.Line})
+	}
+	s := &(*list)[i]
+	switch ev.Outcome {
+	case OutcomeOK:
+		if s.OK == 0 {
+			s.OK = ev.Line
+		}
+	case OutcomeError:
+		if s.Error == 0 {
+			s.Error = ev.Line
+		}
+	case OutcomeSkipped:
+		if s.Skipped == 0 {
+			s.Skipped = ev.Line
+		}
+	}
+}
+
+// clip shortens a quoted text to maxQuoted bytes (on a rune boundary).
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 func (p *logParser) warn(format string, args ...any) {
@@ -209,6 +346,7 @@ func (p *logParser) handle(raw []byte) {
 	}
 	text := strings.TrimRight(string(raw), "\r")
 	trimmed := strings.TrimSpace(text)
+	p.text = text
 
 	if n == 1 {
 		text = strings.TrimPrefix(text, "\uFEFF")
@@ -222,6 +360,10 @@ func (p *logParser) handle(raw []byte) {
 		if trimmed == "---" || trimmed == "..." {
 			p.inFront = false
 			p.closeFront()
+			return
+		}
+		if p.front.Len()+len(text)+1 > maxFrontMatterBytes {
+			p.frontTooLong = true
 			return
 		}
 		p.front.WriteString(text)
@@ -264,7 +406,7 @@ func (p *logParser) handle(raw []byte) {
 			return
 		}
 	}
-	if len(p.log.Events) == 0 {
+	if p.events == 0 {
 		if m := metaRE.FindStringSubmatch(trimmed); m != nil {
 			if p.log.Meta == nil {
 				p.log.Meta = map[string]string{}
@@ -288,7 +430,8 @@ func (p *logParser) narrative(n int, m []string) {
 		ev.Outcome = OutcomeError
 		ev.Error = strings.Trim(m[3], "() ")
 	}
-	p.log.Narrative = append(p.log.Narrative, ev)
+	p.keep(&p.log.Narrative, &p.log.NarrativeDropped, ev)
+	p.summarise(&p.log.NarrativeServices, &p.narrIndex, ev)
 }
 
 // cutMarker splits a marker line `N→ rest` (N digits then lower-case
@@ -329,6 +472,10 @@ func cleanMeta(v string) string {
 }
 
 func (p *logParser) closeFront() {
+	if p.frontTooLong {
+		p.warn("line %d: front matter longer than %d bytes, ignored", p.frontStart, maxFrontMatterBytes)
+		return
+	}
 	var fm map[string]any
 	if err := yaml.Unmarshal(p.front.Bytes(), &fm); err != nil {
 		p.warn("line %d: front matter is not YAML: %v", p.frontStart, err)
@@ -365,7 +512,7 @@ func (p *logParser) event(n int, index, rest string) {
 		ev.Kind = m[1]
 		rest = rest[len(m[0]):]
 		if ev.Kind != KindInput && ev.Kind != KindVMAction {
-			p.warn("line %d: unknown marker prefix [%s]", n, ev.Kind)
+			p.warn("line %d: unknown marker prefix [%s]", n, clip(ev.Kind))
 		}
 	}
 	for _, mark := range parallelMark {
@@ -385,9 +532,9 @@ func (p *logParser) event(n int, index, rest string) {
 			default:
 				ev.Outcome = OutcomeNote
 				ev.Name = strings.TrimSpace(rest)
-				p.warn("line %d: unknown parallel marker %q", n, rest)
+				p.warn("line %d: unknown parallel marker %q", n, clip(rest))
 			}
-			p.log.Events = append(p.log.Events, ev)
+			p.addEvent(ev)
 			return
 		}
 	}
@@ -404,12 +551,22 @@ func (p *logParser) event(n int, index, rest string) {
 	case OutcomeError, OutcomeSkipped:
 		ev.Error = strings.TrimSpace(tail)
 	case OutcomeNote:
-		p.warn("line %d: marker without an outcome: %q", n, rest)
+		p.warn("line %d: marker without an outcome: %q", n, clip(rest))
 	}
 	if ev.Name == "" {
 		p.warn("line %d: marker without a name", n)
 	}
-	p.log.Events = append(p.log.Events, ev)
+	p.addEvent(ev)
+}
+
+// addEvent records a marker event: kept within bounds, always counted,
+// and summarised when it is a service event.
+func (p *logParser) addEvent(ev Event) {
+	p.events++
+	p.keep(&p.log.Events, &p.log.EventsDropped, ev)
+	if isServiceEvent(ev) {
+		p.summarise(&p.log.Services, &p.svcIndex, ev)
+	}
 }
 
 // splitOutcome finds the first outcome symbol in s and returns the name

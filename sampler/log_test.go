@@ -47,6 +47,13 @@ func TestParseLogReadsEveryMarker(t *testing.T) {
 			{Line: 13, Index: "6", Name: "report", Service: "report", Outcome: OutcomeSkipped, Error: "skipped"},
 			{Line: 14, Index: "7", Name: "loop:1/50", Service: "loop:1/50", Outcome: OutcomeNote},
 		},
+		// Inputs, VM actions, parallel brackets and notes are not service
+		// events; the rest, by first line.
+		Services: []ServiceSummary{
+			{Service: "fetch", First: 6, OK: 6}, {Service: "a", First: 8, OK: 8},
+			{Service: "b", First: 9, Error: 9}, {Service: "linus", First: 12, OK: 12},
+			{Service: "report", First: 13, Skipped: 13},
+		},
 		Terminator: &Terminator{Line: 15, Status: StatusCompleted, Timestamp: "2026-01-01T00:10:00-03:00"},
 		Lines:      16,
 		Bytes:      int64(len(in)),
@@ -227,6 +234,11 @@ func FuzzParseLog(f *testing.F) {
 		case StatusCompleted, StatusFailed, StatusIncomplete:
 		default:
 			t.Errorf("status %q", l.Status())
+		}
+		if l.EventsDropped == 0 && l.NarrativeDropped == 0 && l.ServicesDropped == 0 {
+			if d := cmp.Diff(summariesByHand(l), ServiceSummaries(l)); d != "" {
+				t.Errorf("summaries disagree with the events (-by hand +summaries):\n%s", d)
+			}
 		}
 	})
 }

@@ -3,14 +3,13 @@ package sampler
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -45,40 +44,64 @@ type Output struct {
 	Path    string `yaml:"path" json:"path"`
 }
 
-// maxManifestBytes bounds what LoadManifest reads of one manifest file.
+// maxManifestBytes bounds what is read of one manifest file (and of
+// receipts.json); a longer one is an error, not read.
 const maxManifestBytes = 16 << 20
 
-// LoadManifest reads the manifest of the run directory dir written in era.
-// A run without a manifest file gives an empty Manifest and a nil error;
-// an unreadable or unparseable manifest is an error naming the file (and
-// the line for manifest.md).
+// LoadManifest reads the manifest of the run directory dir written in era;
+// see RunDir.LoadManifest.
 func LoadManifest(dir string, era Era) (Manifest, error) {
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		return Manifest{Services: []string{}, Outputs: []Output{}}, err
+	}
+	defer d.Close()
+	return d.LoadManifest(context.Background(), era)
+}
+
+// LoadManifest reads the run's manifest written in era: manifest.md,
+// forme.manifest.json, compiled-intent.json (else compile/topology.json)
+// or program.prose. A run without a manifest file gives an empty Manifest
+// and a nil error. A manifest that is not a regular file (a pipe, a
+// directory), that a symlink leads to from outside the run, or that is
+// larger than 16 MiB is not read: the Manifest is empty (File "") and the
+// error says why. An unparseable manifest is an error naming the file
+// (and the line for manifest.md and JSON syntax errors).
+func (d *RunDir) LoadManifest(ctx context.Context, era Era) (Manifest, error) {
 	switch era {
 	case EraStateMDv2:
-		return loadManifestMD(dir, "manifest.md")
+		return loadManifestMD(ctx, d, "manifest.md")
 	case EraVMLogForme:
-		return loadFormeJSON(dir, "forme.manifest.json")
+		return loadFormeJSON(ctx, d, "forme.manifest.json")
 	case EraReactor:
-		return loadCompiledIntent(dir)
+		return loadCompiledIntent(ctx, d)
 	case EraStateMDv1:
-		return loadProgramProse(dir, "program.prose")
+		return loadProgramProse(ctx, d, "program.prose")
 	}
 	return Manifest{Services: []string{}, Outputs: []Output{}}, nil
 }
 
-func readCapped(dir, name string) ([]byte, bool, error) {
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	f, err := os.Open(p)
-	if os.IsNotExist(err) {
+// readManifestFile reads a whole manifest-sized file of the run.
+func readManifestFile(ctx context.Context, d *RunDir, name string) ([]byte, error) {
+	b, whole, err := d.ReadFile(ctx, name, maxManifestBytes)
+	if err != nil {
+		return nil, err
+	}
+	if !whole {
+		return nil, fmt.Errorf("sampler: read %s: larger than %d bytes, not read", d.full(name), maxManifestBytes)
+	}
+	return b, nil
+}
+
+// readCapped reads a manifest; ok is false (and err nil) when it does not
+// exist.
+func readCapped(ctx context.Context, d *RunDir, name string) (b []byte, ok bool, err error) {
+	b, err = readManifestFile(ctx, d, name)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("sampler: open %s: %w", p, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxManifestBytes))
-	if err != nil {
-		return nil, false, fmt.Errorf("sampler: read %s: %w", p, err)
+		return nil, false, err
 	}
 	return b, true, nil
 }
@@ -103,9 +126,9 @@ var (
 // and a numbered `## Execution Order` list whose items may be
 // `parallel: a, b`, `loop(...): a -> b`, `name — note (depends on: ...)` or
 // `[VM action] X` (skipped).
-func loadManifestMD(dir, name string) (Manifest, error) {
+func loadManifestMD(ctx context.Context, d *RunDir, name string) (Manifest, error) {
 	m := Manifest{Services: []string{}, Outputs: []Output{}}
-	b, ok, err := readCapped(dir, name)
+	b, ok, err := readCapped(ctx, d, name)
 	if err != nil || !ok {
 		return m, err
 	}
@@ -152,7 +175,7 @@ func loadManifestMD(dir, name string) (Manifest, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return m, fmt.Errorf("sampler: read %s: %w", filepath.Join(dir, name), err)
+		return m, fmt.Errorf("sampler: read %s: %w", d.full(name), err)
 	}
 	// Only declared services take part in the order: "[VM action]" and
 	// notes are not services.
@@ -210,16 +233,16 @@ type formeManifest struct {
 // loadFormeJSON reads forme.manifest.json: graph[].id are the services,
 // their public outputs' bindingPath the outputs, executionOrder[].nodeId
 // the order (one service a step). Unknown keys are ignored.
-func loadFormeJSON(dir, name string) (Manifest, error) {
+func loadFormeJSON(ctx context.Context, d *RunDir, name string) (Manifest, error) {
 	m := Manifest{Services: []string{}, Outputs: []Output{}}
-	b, ok, err := readCapped(dir, name)
+	b, ok, err := readCapped(ctx, d, name)
 	if err != nil || !ok {
 		return m, err
 	}
 	m.File = name
 	var fm formeManifest
 	if err := json.Unmarshal(b, &fm); err != nil {
-		return m, jsonError(filepath.Join(dir, name), b, err)
+		return m, jsonError(d.full(name), b, err)
 	}
 	m.System = fm.SystemName
 	if m.System == "" {
@@ -271,11 +294,11 @@ type compiledIntent struct {
 // services, each publishing world-model/{node}/published.json. The order
 // is executionOrder when given, else the topology's levels (a node runs
 // after every producer it subscribes to; nodes of one level form a step).
-func loadCompiledIntent(dir string) (Manifest, error) {
+func loadCompiledIntent(ctx context.Context, d *RunDir) (Manifest, error) {
 	m := Manifest{Services: []string{}, Outputs: []Output{}}
 	var ci compiledIntent
 	for _, name := range []string{"compiled-intent.json", "compile/topology.json"} {
-		b, ok, err := readCapped(dir, name)
+		b, ok, err := readCapped(ctx, d, name)
 		if err != nil {
 			return m, err
 		}
@@ -288,7 +311,7 @@ func loadCompiledIntent(dir string) (Manifest, error) {
 			err = json.Unmarshal(b, &ci)
 		}
 		if err != nil {
-			return m, jsonError(filepath.Join(dir, filepath.FromSlash(name)), b, err)
+			return m, jsonError(d.full(name), b, err)
 		}
 		m.File = name
 		break
@@ -372,9 +395,9 @@ func topologyLevels(nodes []string, edges []struct {
 // loadProgramProse reads the services of a state-md-v1 program: every
 // `let|const|output NAME =` and every `NAME = session ...` (parallel
 // branches), each publishing bindings/{NAME}.md.
-func loadProgramProse(dir, name string) (Manifest, error) {
+func loadProgramProse(ctx context.Context, d *RunDir, name string) (Manifest, error) {
 	m := Manifest{Services: []string{}, Outputs: []Output{}}
-	b, ok, err := readCapped(dir, name)
+	b, ok, err := readCapped(ctx, d, name)
 	if err != nil || !ok {
 		return m, err
 	}
@@ -395,7 +418,7 @@ func loadProgramProse(dir, name string) (Manifest, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return m, fmt.Errorf("sampler: read %s: %w", filepath.Join(dir, name), err)
+		return m, fmt.Errorf("sampler: read %s: %w", d.full(name), err)
 	}
 	sortManifest(&m)
 	return m, nil

@@ -49,8 +49,11 @@ type Run struct {
 
 	SizeBytes int64 `yaml:"size_bytes" json:"size_bytes"`
 	Files     int   `yaml:"files" json:"files"`
-	// ContentHash is the lowercase hex SHA-256 over the run's files
-	// (sorted relative paths and contents); it keys the inspection cache.
+	// ContentHash is the lowercase hex SHA-256 over everything in the
+	// run directory an inspector can see: every regular file's relative
+	// path, size and content, every empty directory, every symlink's
+	// target text and every special file's type (see contentHash for the
+	// encoding). It keys the inspection cache.
 	ContentHash string `yaml:"content_hash" json:"content_hash"`
 
 	Valid bool `yaml:"valid" json:"valid"`

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 )
 
 // MinRuns is the fewest valid runs a calibration can use.
@@ -83,9 +82,12 @@ var tercileNames = [3]string{"small", "medium", "large"}
 // (6) its era, and then (7) its tie-break rank. Systems are thus spread
 // first (round-robin while every system has runs left), then outcomes
 // within each system and overall, then sizes. The result is sorted by ID,
-// so it does not depend on the order of picking.
+// so it does not depend on the order of picking. The picking costs
+// O(N log N + K x G log N) for K picks, G the number of (status,
+// tercile, era) combinations present (see pickDiverse).
 //
-// Errors: fewer than MinRuns valid runs, or 0 < N < MinRuns, wraps
+// Errors: two runs with one ID wrap ErrDuplicateRunID (naming both
+// paths); fewer than MinRuns valid runs, or 0 < N < MinRuns, wraps
 // ErrInsufficientRuns with the counts; valid runs all from one system
 // wrap ErrHomogeneousSample unless opts.AllowHomogeneous; N < 0 is an
 // error.
@@ -102,6 +104,11 @@ func Select(runs []Run, opts SelectOptions) (Sample, error) {
 	sortRuns(valid)
 	sortRuns(invalid)
 	s := Sample{Runs: []Run{}, Invalid: invalid}
+	all := append(append(make([]Run, 0, len(runs)), valid...), invalid...)
+	sortRuns(all)
+	if err := duplicateIDs(all); err != nil {
+		return s, err
+	}
 	switch {
 	case opts.N < 0:
 		return s, fmt.Errorf("sampler: sample size %d is negative", opts.N)
@@ -167,44 +174,223 @@ func sizeTerciles(rs []Run) []int {
 }
 
 // pickDiverse runs the greedy choice of Select's doc comment; it returns
-// indexes into rs.
+// indexes into rs in the order picked.
+//
+// It finds the same picks as rescanning every run for every pick (the
+// O(N x K) definition, kept in the tests) in O(N log N + K x G log N),
+// G the number of (status, tercile, era) combinations present (at most
+// 3 x statuses x eras, 36 for the eras and statuses we know). Every key
+// component is a count over a part of the run's class (system, status,
+// tercile, era), so within a class the run with the smallest tie-break
+// rank is the best, and classes are grouped by G = (status, tercile,
+// era): within a group, components (3), (5) and (6) are equal, so the
+// group's best class is the minimum of (1, 2, 4, tie), kept in a heap
+// per group. A pick changes (1), (2) and (4) only for classes of the
+// picked system (at most G of them, re-placed in their heaps) and (3),
+// (5), (6) only per group, compared when the G group minima are.
 func pickDiverse(rs []Run, terc []int, opts SelectOptions) []int {
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x65766c63616c)) // "evlcal"
 	tie := rng.Perm(len(rs))
-	bySystem, byStatus, byEra := map[string]int{}, map[Status]int{}, map[Era]int{}
-	bySysStatus, bySysTercile := map[string]int{}, map[string]int{}
+
+	// Intern systems, statuses and eras; a group is (status, tercile,
+	// era), a class (system, group).
+	sysOf, stOf, eraOf := map[string]int{}, map[Status]int{}, map[Era]int{}
+	intern := func(m map[string]int, k string) int {
+		id, ok := m[k]
+		if !ok {
+			id = len(m)
+			m[k] = id
+		}
+		return id
+	}
+	type groupKey struct{ st, terc, era int }
+	groupOf := map[groupKey]int{}
+	var groups []groupKey
+	type classKey struct{ sys, group int }
+	classOf := map[classKey]int{}
+	var classes []diverseClass
+	var classesOfSystem [][]int
+	for i, r := range rs {
+		sys := intern(sysOf, r.System)
+		st, ok := stOf[r.Status]
+		if !ok {
+			st = len(stOf)
+			stOf[r.Status] = st
+		}
+		era, ok := eraOf[r.Era]
+		if !ok {
+			era = len(eraOf)
+			eraOf[r.Era] = era
+		}
+		gk := groupKey{st, terc[i], era}
+		g, ok := groupOf[gk]
+		if !ok {
+			g = len(groups)
+			groupOf[gk] = g
+			groups = append(groups, gk)
+		}
+		ck := classKey{sys, g}
+		c, ok := classOf[ck]
+		if !ok {
+			c = len(classes)
+			classOf[ck] = c
+			classes = append(classes, diverseClass{sys: sys, st: st, terc: terc[i], group: g})
+			for len(classesOfSystem) <= sys {
+				classesOfSystem = append(classesOfSystem, nil)
+			}
+			classesOfSystem[sys] = append(classesOfSystem[sys], c)
+		}
+		classes[c].members = append(classes[c].members, i)
+	}
+	nSt := len(stOf)
+	h := diverseHeaps{
+		classes: classes, tie: tie,
+		bySystem:     make([]int, len(sysOf)),
+		bySysStatus:  make([]int, len(sysOf)*nSt),
+		bySysTercile: make([]int, len(sysOf)*3),
+		nStatus:      nSt,
+		heaps:        make([][]int, len(groups)),
+	}
+	for c := range h.classes {
+		m := h.classes[c].members
+		sort.Slice(m, func(a, b int) bool { return tie[m[a]] < tie[m[b]] })
+		h.push(c)
+	}
+	byStatus, byEra := make([]int, nSt), make([]int, len(eraOf))
 	var byTercile [3]int
-	sysStatus := func(i int) string { return rs[i].System + "\x00" + string(rs[i].Status) }
-	sysTercile := func(i int) string { return rs[i].System + "\x00" + strconv.Itoa(terc[i]) }
-	taken := make([]bool, len(rs))
+
 	picked := make([]int, 0, opts.N)
 	for len(picked) < opts.N {
 		best := -1
 		var bestKey [7]int
-		for i, r := range rs {
-			if taken[i] {
+		for g, gk := range groups {
+			if len(h.heaps[g]) == 0 {
 				continue
 			}
-			key := [7]int{bySystem[r.System], bySysStatus[sysStatus(i)], byStatus[r.Status],
-				bySysTercile[sysTercile(i)], byTercile[terc[i]], byEra[r.Era], tie[i]}
+			c := &h.classes[h.heaps[g][0]]
+			key := [7]int{h.bySystem[c.sys], h.bySysStatus[c.sys*nSt+c.st], byStatus[gk.st],
+				h.bySysTercile[c.sys*3+c.terc], byTercile[gk.terc], byEra[gk.era], tie[c.members[c.next]]}
 			if best < 0 || lessKey(key, bestKey) {
-				best, bestKey = i, key
+				best, bestKey = h.heaps[g][0], key
 			}
 		}
 		if best < 0 {
 			break
 		}
-		taken[best] = true
-		picked = append(picked, best)
-		r := rs[best]
-		bySystem[r.System]++
-		bySysStatus[sysStatus(best)]++
-		byStatus[r.Status]++
-		bySysTercile[sysTercile(best)]++
-		byTercile[terc[best]]++
-		byEra[r.Era]++
+		c := &h.classes[best]
+		picked = append(picked, c.members[c.next])
+		c.next++
+		h.bySystem[c.sys]++
+		h.bySysStatus[c.sys*nSt+c.st]++
+		h.bySysTercile[c.sys*3+c.terc]++
+		byStatus[c.st]++
+		byTercile[c.terc]++
+		byEra[groups[c.group].era]++
+		if c.next == len(c.members) {
+			h.remove(best)
+		}
+		for _, other := range classesOfSystem[c.sys] {
+			if h.classes[other].pos >= 0 {
+				h.fix(other)
+			}
+		}
 	}
 	return picked
+}
+
+// diverseClass is the runs of one (system, status, tercile, era), sorted
+// by tie-break rank; members[next] is the best one not yet taken.
+type diverseClass struct {
+	sys, st, terc, group int
+	members              []int
+	next                 int
+	pos                  int // index in its group's heap, -1 when out
+}
+
+// diverseHeaps holds one binary min-heap of classes per group, ordered
+// by (bySystem, bySysStatus, bySysTercile, tie of the next member).
+type diverseHeaps struct {
+	classes                             []diverseClass
+	tie                                 []int
+	bySystem, bySysStatus, bySysTercile []int
+	nStatus                             int
+	heaps                               [][]int
+}
+
+func (h *diverseHeaps) less(a, b int) bool {
+	ca, cb := &h.classes[a], &h.classes[b]
+	if x, y := h.bySystem[ca.sys], h.bySystem[cb.sys]; x != y {
+		return x < y
+	}
+	if x, y := h.bySysStatus[ca.sys*h.nStatus+ca.st], h.bySysStatus[cb.sys*h.nStatus+cb.st]; x != y {
+		return x < y
+	}
+	if x, y := h.bySysTercile[ca.sys*3+ca.terc], h.bySysTercile[cb.sys*3+cb.terc]; x != y {
+		return x < y
+	}
+	return h.tie[ca.members[ca.next]] < h.tie[cb.members[cb.next]]
+}
+
+func (h *diverseHeaps) swap(heap []int, i, j int) {
+	heap[i], heap[j] = heap[j], heap[i]
+	h.classes[heap[i]].pos = i
+	h.classes[heap[j]].pos = j
+}
+
+func (h *diverseHeaps) up(heap []int, i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(heap[i], heap[parent]) {
+			return
+		}
+		h.swap(heap, i, parent)
+		i = parent
+	}
+}
+
+func (h *diverseHeaps) down(heap []int, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(heap) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(heap) && h.less(heap[r], heap[l]) {
+			m = r
+		}
+		if !h.less(heap[m], heap[i]) {
+			return
+		}
+		h.swap(heap, i, m)
+		i = m
+	}
+}
+
+func (h *diverseHeaps) push(c int) {
+	g := h.classes[c].group
+	h.heaps[g] = append(h.heaps[g], c)
+	h.classes[c].pos = len(h.heaps[g]) - 1
+	h.up(h.heaps[g], h.classes[c].pos)
+}
+
+func (h *diverseHeaps) remove(c int) {
+	g, i := h.classes[c].group, h.classes[c].pos
+	heap := h.heaps[g]
+	last := len(heap) - 1
+	h.swap(heap, i, last)
+	h.heaps[g] = heap[:last]
+	h.classes[c].pos = -1
+	if i < last {
+		h.fix(h.heaps[g][i])
+	}
+}
+
+// fix restores the heap order around class c after its key changed.
+func (h *diverseHeaps) fix(c int) {
+	heap := h.heaps[h.classes[c].group]
+	i := h.classes[c].pos
+	h.down(heap, i)
+	h.up(heap, h.classes[c].pos)
 }
 
 func lessKey(a, b [7]int) bool {

@@ -3,9 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -17,6 +15,7 @@ import (
 type check struct {
 	ctx     context.Context
 	run     sampler.Run
+	dir     *sampler.RunDir
 	depth   runner.Depth
 	flags   []runner.Flag
 	bytes   int64
@@ -59,13 +58,19 @@ func (c *check) inspect() error {
 	if err := c.ctx.Err(); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(c.run.Path); err != nil || !fi.IsDir() {
+	dir, err := sampler.OpenRunDir(c.run.Path)
+	if err != nil {
 		return fmt.Errorf("run directory %s is not readable: %v", c.run.Path, err)
 	}
-	c.logName = sampler.LogFile(c.run.Path)
+	defer dir.Close()
+	c.dir = dir
+	c.logName = dir.LogFile()
 	c.loadManifest()
 	if c.depth == runner.Deep && c.logName != "" {
-		lg, err := sampler.ParseLogFile(filepath.Join(c.run.Path, c.logName))
+		lg, err := dir.ParseLog(c.ctx, c.logName)
+		if cerr := c.ctx.Err(); cerr != nil {
+			return cerr
+		}
 		c.bytes += lg.Bytes
 		if err != nil {
 			c.flag(FlagLogUnreadable, "the log could not be read to the end: "+err.Error(), c.logName)
@@ -85,12 +90,12 @@ func (c *check) inspect() error {
 }
 
 func (c *check) loadManifest() {
-	man, err := sampler.LoadManifest(c.run.Path, c.run.Era)
+	man, err := c.dir.LoadManifest(c.ctx, c.run.Era)
 	if err != nil {
 		c.flag(FlagManifestBroken, err.Error(), man.File)
 	}
 	if man.File != "" {
-		if fi, err := os.Stat(filepath.Join(c.run.Path, filepath.FromSlash(man.File))); err == nil {
+		if fi, err := c.dir.Stat(man.File); err == nil {
 			c.bytes += fi.Size()
 		}
 	}
@@ -215,7 +220,10 @@ func (c *check) checkEmptyOutputsLight() error {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
-		fi, err := os.Stat(filepath.Join(c.run.Path, filepath.FromSlash(p)))
+		fi, err := c.dir.Stat(p)
+		if err == nil && !fi.Mode().IsRegular() {
+			err = fmt.Errorf("%s: %w", p, sampler.ErrNotRegular)
+		}
 		if err != nil {
 			c.flag(FlagOutputUnreadable, err.Error(), p)
 			continue
@@ -243,21 +251,20 @@ func (c *check) checkOrder() {
 			}
 		}
 	}
-	seen := map[string]bool{}
 	maxRank, maxSvc := -1, ""
-	for _, ev := range sampler.ServiceEvents(c.log) {
-		r, ok := rank[ev.Service]
-		if !ok || seen[ev.Service] {
+	// Summaries come in order of each service's first event.
+	for _, s := range sampler.ServiceSummaries(c.log) {
+		r, ok := rank[s.Service]
+		if !ok {
 			continue
 		}
-		seen[ev.Service] = true
 		if r < maxRank {
 			c.flag(FlagOrderMismatch, fmt.Sprintf("the log runs %s after %s, but the manifest (%s) orders %s first",
-				ev.Service, maxSvc, c.manifestStep(r), ev.Service), c.logEvidence(ev.Line))
+				s.Service, maxSvc, c.manifestStep(r), s.Service), c.logEvidence(s.First))
 			continue
 		}
 		if r > maxRank {
-			maxRank, maxSvc = r, ev.Service
+			maxRank, maxSvc = r, s.Service
 		}
 	}
 }
@@ -277,11 +284,9 @@ func (c *check) checkUnhandledErrors() {
 		return
 	}
 	lines := map[string]int{}
-	for _, ev := range sampler.ServiceEvents(c.log) {
-		if ev.Outcome == sampler.OutcomeError {
-			if _, ok := lines[ev.Service]; !ok {
-				lines[ev.Service] = ev.Line
-			}
+	for _, s := range sampler.ServiceSummaries(c.log) {
+		if s.Error > 0 {
+			lines[s.Service] = s.Error
 		}
 	}
 	for _, s := range c.run.ServicesErrored {

@@ -8,16 +8,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/evalcal/evalcal/sampler"
 )
 
 // maxOutputBytes is how much of one output the deep pass reads; a longer
 // output is checked for placeholders in its head only.
 const maxOutputBytes = 8 << 20
+
+// maxPublishedHash is how much of an output published.json lists is
+// hashed to check its sha256 (streamed; a longer output cannot match).
+const maxPublishedHash = 1 << 30
 
 var (
 	// Placeholder text: lorem ipsum and <placeholder> anywhere; TODO, TBD
@@ -57,22 +62,16 @@ func (c *check) checkOutputsDeep() error {
 	return nil
 }
 
+// readOutput reads at most maxOutputBytes of the output p, through the
+// run's RunDir: never a file outside the run, never a pipe or device.
+// whole is false when the output is longer.
 func (c *check) readOutput(p string) ([]byte, bool, error) {
-	full := filepath.Join(c.run.Path, filepath.FromSlash(p))
-	f, err := os.Open(full)
+	b, whole, err := c.dir.ReadFile(c.ctx, p, maxOutputBytes)
 	if err != nil {
-		return nil, false, fmt.Errorf("open %s: %w", p, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxOutputBytes+1))
-	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", p, err)
+		return nil, false, err
 	}
 	c.bytes += int64(len(b))
-	if len(b) > maxOutputBytes {
-		return b[:maxOutputBytes], false, nil
-	}
-	return b, true, nil
+	return b, whole, nil
 }
 
 // lineOf is the 1-based line of byte offset off in b.
@@ -225,18 +224,25 @@ func (c *check) checkPublished(p string, b []byte) {
 		if o.Path == "" {
 			continue
 		}
+		// As before RunDir: the path is taken relative to the run (a
+		// leading / included) and must not climb out of it.
 		full := filepath.Join(c.run.Path, filepath.FromSlash(path.Clean(o.Path)))
-		if !strings.HasPrefix(full, filepath.Clean(c.run.Path)+string(filepath.Separator)) {
+		rel, err := filepath.Rel(c.run.Path, full)
+		if err != nil || !filepath.IsLocal(rel) {
 			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s points outside the run: %s", o.Name, o.Path), p)
 			continue
 		}
-		f, err := os.Open(full)
-		if err != nil {
+		f, _, err := c.dir.Open(filepath.ToSlash(rel))
+		switch {
+		case errors.Is(err, sampler.ErrOutsideRun):
+			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s points outside the run: %s", o.Name, o.Path), p)
+			continue
+		case err != nil:
 			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s is listed but absent: %s", o.Name, o.Path), p)
 			continue
 		}
 		h := sha256.New()
-		_, err = io.Copy(h, f)
+		_, err = io.Copy(h, io.LimitReader(f, maxPublishedHash))
 		f.Close()
 		if err != nil {
 			c.flag(FlagOutputUnreadable, err.Error(), o.Path)

@@ -4,11 +4,18 @@
 //	go run ./testdata/genruns -out testdata/runs -seed 1
 //
 // It replaces -out only when it is absent, empty or a corpus written
-// before (it holds a MANIFEST.json). Exit status: 0 done, 1 generation
-// failed, 2 bad flags.
+// before (it holds a MANIFEST.json). With -replicate N it instead copies
+// the run directories of -from (default testdata/runs) N times, renamed
+// with new ids, into -out, which must be absent or empty: the corpus at
+// scale for the run-scale benchmarks (see corpusgen.Replicate).
+//
+//	go run ./testdata/genruns -out /tmp/runs20k -replicate 20000
+//
+// Exit status: 0 done, 1 generation failed, 2 bad flags.
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,11 +42,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "corpus directory to (re)write, e.g. testdata/runs")
 	seed := fs.Uint64("seed", 1, "seed for timestamps, run ids and text")
+	replicate := fs.Int("replicate", 0, "copy the runs of -from `N` times with new ids instead of generating")
+	from := fs.String("from", "testdata/runs", "corpus to copy with -replicate")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("%w: -out DIR is required and no arguments are accepted", errUsage)
+	}
+	if *replicate < 0 {
+		return fmt.Errorf("%w: -replicate must be >= 0", errUsage)
+	}
+	if *replicate > 0 {
+		if err := corpusgen.Replicate(context.Background(), *from, *out, *replicate); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(stdout, "wrote %d copies of the runs of %s to %s\n", *replicate, *from, *out)
+		return err
 	}
 	entries, err := corpusgen.WriteTree(*out, corpusgen.Options{Seed: *seed})
 	if err != nil {
