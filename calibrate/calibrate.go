@@ -52,6 +52,13 @@ type Config struct {
 	// CommandLine is the command's arguments without those that cannot
 	// change the result, for the report's inputs.
 	CommandLine []string
+	// DescribeCache is the directory where run descriptions and content
+	// hashes are kept between runs (sampler.DiscoverOptions.HashCache);
+	// "" keeps none.
+	DescribeCache string
+	// Notify, when not nil, receives notices that are not part of the
+	// report (how many runs were described again, cache problems).
+	Notify func(string)
 }
 
 // SampleError is returned when no calibration sample could be drawn; it
@@ -82,9 +89,14 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	// 1. sampler: discover, validate, describe; pick a diverse sample.
 	runs := cfg.Runs
 	if len(cfg.Paths) > 0 {
-		var err error
-		if runs, err = sampler.Discover(cfg.Paths); err != nil {
+		d, err := sampler.DiscoverContext(ctx, cfg.Paths, sampler.DiscoverOptions{HashCache: cfg.DescribeCache})
+		if err != nil {
 			return nil, err
+		}
+		runs = d.Runs
+		cfg.notify(fmt.Sprintf("%d runs found: %d described, %d unchanged since the last run", len(runs), d.Described, d.Cached))
+		for _, w := range d.Warnings {
+			cfg.notify(w)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -133,6 +145,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Warnings = append(rep.Warnings, w)
 	}
 	return rep, runErr
+}
+
+func (cfg Config) notify(msg string) {
+	if cfg.Notify != nil {
+		cfg.Notify(msg)
+	}
 }
 
 // newReport starts a report: what it was computed from and the whole

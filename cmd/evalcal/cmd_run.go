@@ -306,6 +306,10 @@ func runRun(ctx context.Context, o *runOptions) error {
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
+		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
+	}
+	if opts.Cache != nil {
+		cfg.DescribeCache = filepath.Join(opts.Cache.Dir(), "describe")
 	}
 	rep, err := calibrate.Run(ctx, cfg)
 	var sampleErr *calibrate.SampleError
