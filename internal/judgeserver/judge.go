@@ -168,9 +168,9 @@ var deductions = map[string][2]float64{
 	"error-file":          {35, 15},
 	"unhandled-error":     {30, 10},
 	"missing-binding":     {20, 35},
-	"empty-output":        {10, 35},
+	"empty-output":        {10, 25},
 	"placeholder-output":  {0, 35},
-	"truncated-output":    {0, 35},
+	"truncated-output":    {0, 25},
 	"binding-unparseable": {15, 20},
 	"recovered-error":     {5, 0},
 }
@@ -215,9 +215,9 @@ func inspect(model string, v runView, salt uint64) map[string]any {
 			add("error-file", "critical", "a service left an error file", l.path)
 		}
 	}
-	// Missing bindings, from the listing: the lenient model also expects
-	// one from skipped services.
-	if hasBindingDirs(v.listing) {
+	// Missing bindings of a completed run, from the listing: the lenient
+	// model also expects one from skipped services.
+	if lf.status == statusCompleted && hasBindingDirs(v.listing) {
 		for _, s := range lf.services {
 			want := s[1] == "completed" || (!strict && s[1] == "skipped")
 			if want && !hasBinding(v.listing, s[0]) {
