@@ -385,7 +385,12 @@ func parseCall(a api, h http.Header, body []byte) (call, error) {
 			c.jsonMode = rf.Type == "json_schema" || rf.Type == "json_object"
 		}
 	case anthropicAPI:
+		// The Anthropic SDK sends the key as x-api-key or, since v2, as a
+		// bearer token.
 		c.key = h.Get("X-Api-Key")
+		if c.key == "" {
+			c.key = strings.TrimPrefix(h.Get("Authorization"), "Bearer ")
+		}
 		c.system = textOf(req.System)
 		if tc := req.ToolChoice; tc != nil && tc.Type == "tool" && len(req.Tools) > 0 {
 			c.structured, c.jsonMode, c.toolName = true, true, tc.Name

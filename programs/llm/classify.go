@@ -289,7 +289,8 @@ func redactSecret(s, key string) string {
 		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == ',' || r == '`'
 	})
 	for _, w := range words {
-		if w == "[redacted]" {
+		w = strings.TrimRight(w, ".;:!?)")
+		if w == "[redacted]" || w == "" {
 			continue
 		}
 		if strings.Contains(w, "****") || sharesRun(w, key, 8) {

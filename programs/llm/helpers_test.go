@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -135,3 +136,5 @@ func writeRun(t testing.TB, files map[string]string) sampler.Run {
 	}
 	return sampler.Run{ID: filepath.Base(dir), Path: dir, System: "test-system", Era: "state-md-v1", Valid: true}
 }
+
+func ioNopCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }

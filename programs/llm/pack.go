@@ -540,7 +540,7 @@ func trimPartialRuneStart(b []byte) []byte {
 			return b[i:]
 		}
 	}
-	return b
+	return b[min(len(b), utf8.UTFMax):]
 }
 
 // writeFile writes one shown file with its frame.
