@@ -70,7 +70,7 @@ JUDGESERVER := bin/judgeserver
 demo-llm: build
 	$(GO) build -o $(JUDGESERVER) ./cmd/judgeserver
 	@mkdir -p out
-	@rm -f out/judgeserver.url; \
+	@rm -f out/judgeserver.url out/demo-llm.yaml; \
 	./$(JUDGESERVER) --addr 127.0.0.1:0 --latency 20ms --fault 429=0.03 > out/judgeserver.url & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
 	for i in $$(seq 100); do [ -s out/judgeserver.url ] && break; sleep 0.1; done; \
@@ -81,5 +81,5 @@ demo-llm: build
 	  ./$(BIN) run --light openai:judge-mini --deep openai:judge-large --seed 1 --no-cache \
 	  -o out/demo-llm.yaml testdata/runs; \
 	status=$$?; \
-	echo "report: $(CURDIR)/out/demo-llm.yaml"; \
+	if [ -f out/demo-llm.yaml ]; then echo "report: $(CURDIR)/out/demo-llm.yaml"; fi; \
 	exit $$status

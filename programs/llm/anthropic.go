@@ -40,7 +40,7 @@ func (c *anthropicClient) complete(ctx context.Context, req request) (answer, er
 		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(req.user))},
 	}
 	if req.structured {
-		schema := AnswerSchema()
+		schema := answerSchema
 		params.Tools = []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
 			Name:        schemaName,
 			Description: anthropic.String("Submit the inspection of the run."),

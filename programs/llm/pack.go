@@ -333,6 +333,13 @@ func packOnce(ctx context.Context, run sampler.Run, depth runner.Depth, entries 
 
 	// Write the message.
 	var b strings.Builder
+	size := int64(len(header)) + listBytes + 512
+	for _, e := range entries {
+		if e.shown {
+			size += e.alloc + frame(e.rel)
+		}
+	}
+	b.Grow(int(min(size, budgetBytes+4096)))
 	b.WriteString(header)
 	fmt.Fprintf(&b, "Files in the run directory (%d files, %d bytes), path and size in bytes:\n", nfiles, total)
 	for _, e := range entries[:listed] {
@@ -555,18 +562,28 @@ func writeFile(b *strings.Builder, e *entry) {
 	default:
 		fmt.Fprintf(b, "===== %s (%d bytes) =====\n", e.rel, e.size)
 	}
-	b.WriteString(strings.ToValidUTF8(string(e.head), "\uFFFD"))
+	writeText(b, e.head)
 	if len(e.tail) > 0 || int64(len(e.head)) < e.size {
 		if len(e.head) > 0 && e.head[len(e.head)-1] != '\n' {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(b, "[... %d bytes cut by evalcal ...]\n", e.size-int64(len(e.head)+len(e.tail)))
-		b.WriteString(strings.ToValidUTF8(string(e.tail), "\uFFFD"))
+		writeText(b, e.tail)
 	}
 	if n := b.Len(); n > 0 && !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(b, "===== end %s =====\n\n", e.rel)
+}
+
+// writeText writes text, replacing invalid UTF-8 (a request body must be
+// valid JSON text).
+func writeText(b *strings.Builder, text []byte) {
+	if utf8.Valid(text) {
+		b.Write(text)
+		return
+	}
+	b.WriteString(strings.ToValidUTF8(string(text), "\uFFFD"))
 }
 
 // openRegular opens path for reading only if it is a regular file: the

@@ -91,6 +91,10 @@ func AnswerSchema() map[string]any {
 	}, "runtime_fidelity", "task_effectiveness", "services", "flags", "verdict", "summary")
 }
 
+// answerSchema is AnswerSchema built once for the requests (read only:
+// the SDKs marshal it concurrently).
+var answerSchema = AnswerSchema()
+
 // schemaText is AnswerSchema as indented JSON (map keys sorted by
 // encoding/json, so it is stable).
 func schemaText() string {
