@@ -32,6 +32,15 @@ func newAnthropicClient(base, key string, hc *http.Client) *anthropicClient {
 	return &anthropicClient{svc: c.Messages, now: time.Now}
 }
 
+// checkAnthropicMaxTokens refuses a max_tokens the SDK would refuse to
+// send without streaming (it expects such an answer to take over 10
+// minutes), so that the refusal is a configuration error, not a failing
+// call.
+func checkAnthropicMaxTokens(model string, maxTokens int64) error {
+	_, err := anthropic.CalculateNonStreamingTimeout(int(maxTokens), anthropic.Model(model), nil)
+	return err
+}
+
 func (c *anthropicClient) complete(ctx context.Context, req request) (answer, error) {
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(req.model),

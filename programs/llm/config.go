@@ -251,6 +251,11 @@ func New(cfg Config) (*Judge, error) {
 	if cfg.Seed != nil && cfg.Provider == Anthropic {
 		return nil, fmt.Errorf("llm: %s: the Messages API takes no seed", name)
 	}
+	if cfg.Provider == Anthropic {
+		if err := checkAnthropicMaxTokens(cfg.Model, cfg.MaxOutputTokens); err != nil {
+			return nil, fmt.Errorf("llm: %s: max output tokens %d: %w", name, cfg.MaxOutputTokens, err)
+		}
+	}
 	system := map[runner.Depth]string{}
 	for _, p := range []struct {
 		depth runner.Depth

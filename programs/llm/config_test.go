@@ -33,6 +33,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"max output", func(c *Config) { c.MaxOutputTokens = -1 }, "max output tokens -1 is negative"},
 		{"budget small", func(c *Config) { c.PromptTokens = 10 }, "prompt token budget 10 is outside 1000..4194304"},
 		{"anthropic seed", func(c *Config) { c.Provider, c.Seed = Anthropic, &seed }, "takes no seed"},
+		{"anthropic max tokens", func(c *Config) { c.Provider, c.MaxOutputTokens = Anthropic, 64000 }, "streaming is required"},
 		{"template syntax", func(c *Config) { c.LightPrompt = "{{.Depth" }, "light prompt template"},
 		{"template field", func(c *Config) { c.DeepPrompt = "{{.Nope}}" }, "deep prompt template"},
 		{"template empty", func(c *Config) { c.LightPrompt = "{{/* nothing */}}  " }, "renders to nothing"},

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -432,5 +435,68 @@ func TestInspectRejectsUnknownDepthAndMissingDir(t *testing.T) {
 	}
 	if n := fp.srv.Requests(); n != 0 {
 		t.Errorf("%d requests for inputs that cannot be inspected, want 0", n)
+	}
+}
+
+// TestInspectConcurrently: a judge serves many calls at once (the runner's
+// --jobs), adapting once to a server that rejects the temperature.
+func TestInspectConcurrently(t *testing.T) {
+	run := corpusRun(t, runPlaceholder)
+	for _, p := range providers {
+		fp := startServer(t, judgeserver.Options{})
+		j := fp.judge(t, p, "judge-large+notemp")
+		const n = 24
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				d := []runner.Depth{runner.Light, runner.Deep}[i%2]
+				insp, err := j.Inspect(context.Background(), run, d)
+				if err == nil && insp.Depth != d {
+					err = errors.New("wrong depth")
+				}
+				errs <- err
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+		}
+		if got := fp.srv.Requests(); got < n+1 || got > 2*n {
+			t.Errorf("%s: %d requests for %d inspections, want %d plus the rejected ones", p, got, n, n)
+		}
+	}
+}
+
+// TestBadAnswerBodiesAreTransient: a 2xx body that is not the API's JSON
+// (a proxy's page) or is larger than the limit fails the call transiently.
+func TestBadAnswerBodiesAreTransient(t *testing.T) {
+	cases := map[string]http.HandlerFunc{
+		"html": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html>proxy login</html>")
+		},
+		"huge": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id": "`)
+			chunk := strings.Repeat("x", 1<<20)
+			for range maxResponseBytes/len(chunk) + 2 {
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return
+				}
+			}
+		},
+	}
+	for name, h := range cases {
+		ts := httptest.NewServer(h)
+		j, err := New(Config{Provider: OpenAI, Model: "m", BaseURL: ts.URL + "/v1", APIKey: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = j.Inspect(context.Background(), corpusRun(t, runClean), runner.Light)
+		if classOf(err) != transient || !strings.Contains(err.Error(), "answer body") {
+			t.Errorf("%s: %v, want a transient answer-body error", name, err)
+		}
+		ts.Close()
 	}
 }
