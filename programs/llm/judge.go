@@ -197,9 +197,6 @@ func truncationFlag(p Packed) runner.Flag {
 	var ev strings.Builder
 	for i, c := range p.Cut {
 		s := c.String()
-		if c.Path == listedPath {
-			s = fmt.Sprintf("%s: %d of %d entries listed", c.Path, c.Shown, c.Size)
-		}
 		if ev.Len()+len(s)+2 > maxEvidenceBytes {
 			fmt.Fprintf(&ev, "; and %d more", len(p.Cut)-i)
 			break

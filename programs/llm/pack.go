@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/runner"
@@ -95,10 +96,34 @@ type Cut struct {
 // String is "path: 3000 of 100071 bytes shown" or "path: left out
 // (100071 bytes)".
 func (c Cut) String() string {
-	if c.Shown == 0 {
+	switch {
+	case c.Path == listedPath:
+		return fmt.Sprintf("%s: %d of %d entries listed", c.Path, c.Shown, c.Size)
+	case strings.HasPrefix(c.Path, "(") && c.Size == 0:
+		return c.Path
+	case c.Shown == 0:
 		return fmt.Sprintf("%s: left out (%d bytes)", c.Path, c.Size)
 	}
 	return fmt.Sprintf("%s: %d of %d bytes shown", c.Path, c.Shown, c.Size)
+}
+
+// oneLine keeps a header value on its line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// displayPath is rel, quoted when it holds a control character (a file
+// name may hold a newline, which would break the message's layout).
+func displayPath(rel string) string {
+	if strings.IndexFunc(rel, unicode.IsControl) >= 0 {
+		return strconv.Quote(rel)
+	}
+	return rel
 }
 
 // listedPath is Cut.Path of the listing itself when it was cut.
@@ -116,9 +141,11 @@ const (
 
 // entry is one file of the run.
 type entry struct {
-	rel  string
-	size int64
-	kind fileKind
+	// rel is the path relative to the run as shown (quoted when it holds
+	// a control character); path is the real one.
+	rel, path string
+	size      int64
+	kind      fileKind
 	// tier is 1 for the log and the manifest, 2 for everything else.
 	tier int
 	// inScope: the depth shows this file's content.
@@ -215,10 +242,10 @@ func walkRunDir(ctx context.Context, root string, depth runner.Depth) ([]*entry,
 		rel = filepath.ToSlash(rel)
 		walked++
 		if walked > MaxRunFiles {
-			cut = append(cut, Cut{Path: fmt.Sprintf("(entries after the first %d)", MaxRunFiles)})
+			cut = append(cut, Cut{Path: fmt.Sprintf("(entries after the first %d, not walked)", MaxRunFiles)})
 			return fs.SkipAll
 		}
-		e := &entry{rel: rel}
+		e := &entry{rel: displayPath(rel), path: rel}
 		switch {
 		case err != nil:
 			e.kind = kindUnreadable
@@ -264,7 +291,8 @@ func walkRunDir(ctx context.Context, root string, depth runner.Depth) ([]*entry,
 func packOnce(ctx context.Context, run sampler.Run, depth runner.Depth, entries []*entry, walkCut []Cut,
 	budget, budgetBytes int64, listingOnly bool) (Packed, error) {
 	var head strings.Builder
-	fmt.Fprintf(&head, "Run: %s\nSystem: %s\nLayout: %s\nDepth: %s\n\n", run.ID, run.System, run.Era, depth)
+	fmt.Fprintf(&head, "Run: %s\nSystem: %s\nLayout: %s\nDepth: %s\n\n",
+		oneLine(run.ID), oneLine(run.System), oneLine(string(run.Era)), depth)
 	header := head.String()
 
 	var total int64
@@ -328,7 +356,7 @@ func packOnce(ctx context.Context, run sampler.Run, depth runner.Depth, entries 
 		if err := ctx.Err(); err != nil {
 			return Packed{}, err
 		}
-		readShown(filepath.Join(run.Path, filepath.FromSlash(e.rel)), e)
+		readShown(filepath.Join(run.Path, filepath.FromSlash(e.path)), e)
 	}
 
 	// Write the message.
@@ -380,6 +408,9 @@ func packOnce(ctx context.Context, run sampler.Run, depth runner.Depth, entries 
 	var p Packed
 	for _, group := range [][]*entry{tier1, tier2} {
 		for _, e := range group {
+			if e.kind != kindRegular {
+				continue // unreadable since the walk: listed as such, not a cut
+			}
 			p.InScopeBytes += e.size
 			if e.alloc < e.size || !e.shown {
 				cut = append(cut, Cut{Path: e.rel, Size: e.size, Shown: shownBytes(e)})
