@@ -49,13 +49,12 @@ func (c *anthropicClient) complete(ctx context.Context, req request) (answer, er
 		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(req.user))},
 	}
 	if req.structured {
-		schema := answerSchema
 		params.Tools = []anthropic.ToolUnionParam{{OfTool: &anthropic.ToolParam{
 			Name:        schemaName,
 			Description: anthropic.String("Submit the inspection of the run."),
 			InputSchema: anthropic.ToolInputSchemaParam{
-				Properties:  schema["properties"],
-				Required:    schema["required"].([]string),
+				Properties:  answerPropertiesJSON,
+				Required:    answerRequired,
 				ExtraFields: map[string]any{"additionalProperties": false},
 			},
 		}}}

@@ -108,7 +108,7 @@ func (c *openAIClient) complete(ctx context.Context, req request) (answer, error
 				JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
 					Name:   schemaName,
 					Strict: param.NewOpt(true),
-					Schema: answerSchema,
+					Schema: answerSchemaJSON,
 				},
 			},
 		}

@@ -91,9 +91,19 @@ func AnswerSchema() map[string]any {
 	}, "runtime_fidelity", "task_effectiveness", "services", "flags", "verdict", "summary")
 }
 
-// answerSchema is AnswerSchema built once for the requests (read only:
-// the SDKs marshal it concurrently).
-var answerSchema = AnswerSchema()
+// The answer schema as sent, marshalled once: the whole schema (OpenAI
+// response_format) and its properties (Anthropic input_schema).
+var (
+	answerSchemaJSON     = mustMarshal(AnswerSchema())
+	answerPropertiesJSON = mustMarshal(AnswerSchema()["properties"])
+	answerRequired       = AnswerSchema()["required"].([]string)
+)
+
+// mustMarshal marshals plain maps, strings and numbers, which cannot fail.
+func mustMarshal(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
+}
 
 // schemaText is AnswerSchema as indented JSON (map keys sorted by
 // encoding/json, so it is stable).
