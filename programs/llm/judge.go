@@ -95,12 +95,13 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 	return insp, nil
 }
 
-// send sends req once, adapting once per judge to a server that rejects
-// the temperature or structured output (a 400 or 422 naming them): the
-// request is sent again without it, and later requests never carry it.
-// Both together cost at most two extra requests in the judge's life.
+// send sends req once, adapting to a server that rejects the temperature
+// or structured output (a 400 or 422 naming them): the request is sent
+// again without it, and the judge's later requests never carry it. A call
+// thus costs at most two extra requests, and only until the judge has
+// learnt (calls already in flight may each pay once).
 func (j *Judge) send(ctx context.Context, req request) (answer, error) {
-	for range 3 {
+	for {
 		req.temperature = nil
 		if !j.noTemperature.Load() {
 			t := j.temperature
@@ -109,21 +110,18 @@ func (j *Judge) send(ctx context.Context, req request) (answer, error) {
 		req.structured = !j.textOnly.Load()
 		ans, err := j.client.complete(ctx, req)
 		var pe *providerError
-		if errors.As(err, &pe) && pe.badRequest() {
-			switch {
-			case req.temperature != nil && pe.mentions("temperature"):
-				j.noTemperature.Store(true)
-				continue
-			case req.structured && pe.mentions("response_format", "json_schema", "structured output",
-				"tool_choice", "tools"):
-				j.textOnly.Store(true)
-				continue
-			}
+		if !errors.As(err, &pe) || !pe.badRequest() {
+			return ans, err
 		}
-		return ans, err
+		switch {
+		case req.temperature != nil && pe.mentions("temperature"):
+			j.noTemperature.Store(true) // each adaptation is taken once: the loop ends
+		case req.structured && pe.mentions("response_format", "json_schema", "structured output", "tool_choice", "tools"):
+			j.textOnly.Store(true)
+		default:
+			return ans, err
+		}
 	}
-	// Unreachable in practice: each adaptation is taken once.
-	return j.client.complete(ctx, req)
 }
 
 func (j *Judge) refusalError(ans answer) error {

@@ -163,6 +163,8 @@ func TestInspectFaults(t *testing.T) {
 		{"judge-huge", fatal, -1, []string{"unknown model or wrong base URL (404"}, 1, 0},
 		{"judge-mini+notemp", ok, -1, nil, 2, 1},
 		{"judge-mini+noschema", ok, -1, nil, 2, 1},
+		{"judge-mini+notemp+noschema", ok, -1, nil, 3, 1},
+		{"judge-mini+noschema+truncated", permanent, -1, []string{"raw answer"}, 3, 2},
 	}
 	for _, p := range providers {
 		for _, c := range cases {
