@@ -59,3 +59,27 @@ fuzz:
 
 clean:
 	rm -rf bin out
+
+# demo-llm: calibrate an LLM judge against another with no network and no
+# key: the bundled judge server (cmd/judgeserver) plays an OpenAI-compatible
+# provider on 127.0.0.1; judge-mini (lenient) is the light side, judge-large
+# (strict) the deep side. A few 429s (Retry-After 1s) show the retries. The
+# server's port changes each time, so the cache is off.
+.PHONY: demo-llm
+JUDGESERVER := bin/judgeserver
+demo-llm: build
+	$(GO) build -o $(JUDGESERVER) ./cmd/judgeserver
+	@mkdir -p out
+	@rm -f out/judgeserver.url out/demo-llm.yaml; \
+	./$(JUDGESERVER) --addr 127.0.0.1:0 --latency 20ms --fault 429=0.03 > out/judgeserver.url & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq 100); do [ -s out/judgeserver.url ] && break; sleep 0.1; done; \
+	url=$$(head -n 1 out/judgeserver.url); \
+	if [ -z "$$url" ]; then echo "demo-llm: the judge server did not start" >&2; exit 1; fi; \
+	echo "judge server: $$url"; \
+	OPENAI_BASE_URL=$$url OPENAI_API_KEY=demo-key-not-secret \
+	  ./$(BIN) run --light openai:judge-mini --deep openai:judge-large --seed 1 --no-cache \
+	  -o out/demo-llm.yaml testdata/runs; \
+	status=$$?; \
+	if [ -f out/demo-llm.yaml ]; then echo "report: $(CURDIR)/out/demo-llm.yaml"; fi; \
+	exit $$status
