@@ -79,6 +79,7 @@ demo-llm: build
 	echo "judge server: $$url"; \
 	OPENAI_BASE_URL=$$url OPENAI_API_KEY=demo-key-not-secret \
 	  ./$(BIN) run --light openai:judge-mini --deep openai:judge-large --seed 1 --no-cache \
+	    --price judge-mini=0.15/0.6 --price judge-large=2.5/10/0.25 \
 	  -o out/demo-llm.yaml testdata/runs; \
 	status=$$?; \
 	if [ -f out/demo-llm.yaml ]; then echo "report: $(CURDIR)/out/demo-llm.yaml"; fi; \

@@ -93,7 +93,7 @@ func compareOne(light, deep runner.Inspection) Comparison {
 	if c.System == "" {
 		c.System = deep.System
 	}
-	c.FlagOverlap = overlap(light.Flags, deep.Flags)
+	c.FlagOverlap = overlap(runFlags(light.Flags), runFlags(deep.Flags))
 
 	var dt DisagreementType
 	switch {
@@ -154,6 +154,19 @@ func compareOne(light, deep runner.Inspection) Comparison {
 // Deep flags are indexed by id and by folded description in queues kept
 // in deep order, so the matching costs O(n) map operations plus the final
 // sorts, O(n log n) for n flags (issue 13.3: it was O(n^2) string folds).
+// runFlags drops the flags about the inspector's own input
+// (runner.FlagInputTruncated): a prompt cut at one depth only is not a
+// finding about the run, so it must not make a false negative.
+func runFlags(fs []runner.Flag) []runner.Flag {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.ID != runner.FlagInputTruncated {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func overlap(light, deep []runner.Flag) FlagOverlap {
 	usedL := make([]bool, len(light))
 	usedD := make([]bool, len(deep))

@@ -108,3 +108,15 @@ func TestCompareSortsByRunID(t *testing.T) {
 		t.Errorf("order = %s, %s", got[0].RunID, got[1].RunID)
 	}
 }
+
+// A prompt cut at one depth only is about the judge's input, not the run:
+// no false negative.
+func TestCompareIgnoresTheInputTruncatedFlag(t *testing.T) {
+	light := runner.Inspection{RunID: "r", Verdict: runner.VerdictPass, RuntimeFidelity: 80, TaskEffectiveness: 80}
+	deep := light
+	deep.Flags = []runner.Flag{{ID: runner.FlagInputTruncated, Severity: runner.SeverityInfo, Description: "cut"}}
+	c := Compare([]runner.Pair{{Light: light, Deep: deep}})[0]
+	if c.DisagreementType != nil || len(c.FlagOverlap.DeepOnly) != 0 {
+		t.Errorf("disagreement %v, deep only %v", c.DisagreementType, c.FlagOverlap.DeepOnly)
+	}
+}

@@ -53,6 +53,17 @@ func Summarize(r *Report) {
 	if c := costWords(r.Cost); c != "" {
 		parts = append(parts, c)
 	}
+	if r.Partial {
+		failed := map[string]bool{}
+		for _, f := range r.Failures {
+			failed[f.RunID] = true
+		}
+		why := "inspections failed"
+		if r.Cost.BudgetStopped {
+			why = "the --max-cost budget stopped the calls"
+		}
+		parts = append(parts, fmt.Sprintf("PARTIAL: %s, %d runs are missing an inspection", why, len(failed)))
+	}
 	if len(r.Gates) > 0 {
 		if failed == 0 {
 			parts = append(parts, fmt.Sprintf("all %d gates passed", len(r.Gates)))

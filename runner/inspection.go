@@ -32,6 +32,12 @@ const (
 	SeverityCritical = "critical"
 )
 
+// FlagInputTruncated is the id of an info flag an inspector adds when it
+// could not show the judge the whole run (an LLM prompt's token budget).
+// It is about the inspector's input, not about the run, so the comparator
+// leaves it out of flag overlap and disagreement types.
+const FlagInputTruncated = "prompt-truncated"
+
 // Inspection is what an inspector returns for one run at one depth
 // (schema in DESIGN.md). Scores are 0..100.
 type Inspection struct {
@@ -112,6 +118,13 @@ type Billed interface {
 	// MaxCallTokens bounds one Inspect call's tokens, its repair attempt
 	// included: input and output.
 	MaxCallTokens() (input, output int64)
+}
+
+// RunBound is implemented by Billed inspectors that can bound a call on
+// one run more tightly than MaxCallTokens (an LLM judge: a small run makes
+// a small prompt). The --max-cost budget then reserves that bound.
+type RunBound interface {
+	MaxRunTokens(run sampler.Run, depth Depth) (input, output int64)
 }
 
 // Inspector inspects one run at one depth. Implementations live in

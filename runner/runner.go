@@ -438,11 +438,12 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 				break
 			}
 		}
-		if !p.budget.reserve(s.worst) {
+		worst := s.worstFor(run)
+		if !p.budget.reserve(worst) {
 			return Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
 		}
 		if err := s.wait(ctx); err != nil {
-			p.budget.settle(s.worst, 0)
+			p.budget.settle(worst, 0)
 			lastErr = err
 			break
 		}
@@ -456,7 +457,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 			usage = &u
 		}
 		usd := s.recordCall(usage, reported, attempts > 1)
-		p.budget.settle(s.worst, usd)
+		p.budget.settle(worst, usd)
 		if err == nil {
 			if s.billed != nil && s.price != nil {
 				insp.Cost.USD = usd

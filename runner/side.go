@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/evalcal/evalcal/sampler"
 	"golang.org/x/time/rate"
 )
 
@@ -132,6 +133,19 @@ func newSide(depth Depth, insp Inspector, o SideOptions) *side {
 		s.limiter = rate.NewLimiter(rate.Limit(o.RPM/60), 1)
 	}
 	return s
+}
+
+// worstFor is the most one call on run can cost: the run's own bound when
+// the inspector gives one (RunBound), else the side's.
+func (s *side) worstFor(run sampler.Run) float64 {
+	if s.price == nil || s.billed == nil {
+		return 0
+	}
+	if rb, ok := s.billed.(RunBound); ok {
+		in, out := rb.MaxRunTokens(run, s.depth)
+		return s.price.USD(Usage{Input: in, Output: out})
+	}
+	return s.worst
 }
 
 // wait blocks until the side's rate limit lets one more request through.

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
 )
 
 // Providers.
@@ -396,7 +397,24 @@ func (j *Judge) Name() string { return j.provider + ":" + j.model }
 // tokens. Token counts are this package's estimate (see EstimateTokens)
 // plus 25% for tokenizers that count more.
 func (j *Judge) MaxCallTokens() (input, output int64) {
-	one := j.systemTokens + j.budget + runMessageOverheadTokens
+	return j.callTokens(j.budget)
+}
+
+// MaxRunTokens bounds the tokens of one Inspect call on run
+// (runner.RunBound): as MaxCallTokens, with the run message's content at
+// most the run's size in bytes plus its file listing (EstimateTokens never
+// counts more than one token a byte), when that is less than the budget.
+func (j *Judge) MaxRunTokens(run sampler.Run, _ runner.Depth) (input, output int64) {
+	content := j.budget
+	if run.SizeBytes > 0 {
+		content = min(content, run.SizeBytes+64*int64(run.Files)+1024)
+	}
+	return j.callTokens(content)
+}
+
+// callTokens is MaxCallTokens for a run message of content tokens.
+func (j *Judge) callTokens(content int64) (input, output int64) {
+	one := j.systemTokens + content + runMessageOverheadTokens
 	input = 2*one + j.maxOutput + repairOverheadTokens
 	input += input / 4
 	return input, 2 * j.maxOutput

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalcal/evalcal/internal/judgeserver"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
 )
 
 func validConfig() Config {
@@ -213,5 +218,39 @@ func TestReadPromptFile(t *testing.T) {
 	}
 	if _, err := ReadPromptFile(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("a missing prompt file was accepted")
+	}
+}
+
+// The budget's per-run bound holds on every corpus run, both providers,
+// both depths: the usage the server reports never exceeds it, and it is
+// never above the run-independent bound.
+func TestMaxRunTokensBoundsEveryCorpusCall(t *testing.T) {
+	srv := startServer(t, judgeserver.Options{})
+	runs, err := sampler.Discover([]string{"../../testdata/runs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, provider := range providers {
+		j := srv.judge(t, provider, "judge-large")
+		maxIn, maxOut := j.MaxCallTokens()
+		for _, r := range runs {
+			if !r.Valid {
+				continue
+			}
+			for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+				in, out := j.MaxRunTokens(r, d)
+				if in > maxIn || out > maxOut {
+					t.Fatalf("%s %s: run bound %d/%d above the call bound %d/%d", r.ID, d, in, out, maxIn, maxOut)
+				}
+				insp, err := j.Inspect(context.Background(), r, d)
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", provider, r.ID, d, err)
+				}
+				u := insp.Cost.Usage
+				if u.Input > in || u.Output > out {
+					t.Errorf("%s %s %s: used %d/%d tokens, over the bound %d/%d", provider, r.ID, d, u.Input, u.Output, in, out)
+				}
+			}
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 // FlagPromptTruncated is the id of the info flag a judge adds when the
 // run did not fit the prompt: its evidence lists the files cut or left
 // out (see Pack).
-const FlagPromptTruncated = "prompt-truncated"
+const FlagPromptTruncated = runner.FlagInputTruncated
 
 // maxEvidenceBytes bounds the prompt-truncated flag's evidence.
 const maxEvidenceBytes = 1000
