@@ -49,7 +49,7 @@ bench-python:
 	sh testdata/bench/score/run.sh
 
 # fuzz: a short campaign on every parser's fuzz target.
-FUZZTIME ?= 30s
+FUZZTIME ?= 60s
 fuzz:
 	@for pkg in $$($(GO) list $(PKGS)); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
