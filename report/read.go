@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/evalcal/evalcal/internal/inputfile"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 )
@@ -63,7 +64,7 @@ func ReadReportContext(ctx context.Context, path string) (*Report, error) {
 // The bytes are returned as they are (a byte-order mark included:
 // ParseReport skips it).
 func ReadDocument(ctx context.Context, path string, max int64) ([]byte, error) {
-	f, stop, err := openInput(ctx, path)
+	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("report: read %s: %w", path, err)
 	}
@@ -87,7 +88,7 @@ func ReadDocument(ctx context.Context, path string, max int64) ([]byte, error) {
 			return buf.Bytes(), nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("report: read %s: %w", path, readError(ctx, err))
+			return nil, fmt.Errorf("report: read %s: %w", path, inputfile.ReadError(ctx, err))
 		}
 	}
 }

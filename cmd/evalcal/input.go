@@ -27,7 +27,7 @@ var errNotRegular = errors.New("not a regular file")
 // directory").
 func openRegular(path string) (*os.File, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s)", path, errNotRegular, fileKind(fi))
+		return nil, notRegular(path, fi)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -35,7 +35,7 @@ func openRegular(path string) (*os.File, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s: %w (%s)", path, errNotRegular, fileKind(fi))
+		err = notRegular(path, fi)
 	}
 	if err != nil {
 		f.Close()
@@ -48,12 +48,22 @@ func openRegular(path string) (*os.File, error) {
 // a regular file or cannot be stat'ed (the caller's open then says why).
 func checkRegular(path string) error {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (%s)", path, errNotRegular, fileKind(fi))
+		return notRegular(path, fi)
 	}
 	return nil
 }
 
 // fileKind names a file's type for an error message.
+// notRegular is the error of an input that is not a regular file; for a
+// pipe (a shell's <(...)) it says how to give it instead.
+func notRegular(path string, fi os.FileInfo) error {
+	err := fmt.Errorf("%s: %w (%s)", path, errNotRegular, fileKind(fi))
+	if fi.Mode()&os.ModeNamedPipe != 0 {
+		err = fmt.Errorf("%w; to read a pipe, give - and pipe it to stdin", err)
+	}
+	return err
+}
+
 func fileKind(fi os.FileInfo) string {
 	m := fi.Mode()
 	switch {

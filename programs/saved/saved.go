@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalcal/evalcal/internal/inputfile"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
@@ -109,7 +110,7 @@ func LoadContext(ctx context.Context, path string) (*Inspector, []sampler.Run, e
 }
 
 func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.Run, error) {
-	f, stop, err := openInput(ctx, path)
+	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
 	}
@@ -160,7 +161,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		case errors.Is(err, errFileTooLong):
 			return nil, nil, fmt.Errorf("saved: %s: longer than %d bytes (at line %d)", path, lim.file, lineNo)
 		case err != nil:
-			return nil, nil, fmt.Errorf("saved: read %s:%d: %w", path, lineNo, readError(ctx, err))
+			return nil, nil, fmt.Errorf("saved: read %s:%d: %w", path, lineNo, inputfile.ReadError(ctx, err))
 		}
 		if long {
 			reject(lineNo, raw, true, fmt.Errorf("line longer than %d bytes", lim.line))

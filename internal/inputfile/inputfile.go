@@ -1,4 +1,6 @@
-package saved
+// Package inputfile opens an input named by the user without ever blocking
+// past a context: regular files, character devices and named pipes.
+package inputfile
 
 import (
 	"context"
@@ -10,7 +12,7 @@ import (
 	"time"
 )
 
-// openInput opens path for reading without ever blocking past ctx: a
+// Open opens path for reading without ever blocking past ctx: a
 // regular file; a character device (/dev/stdin on a terminal, /dev/zero:
 // the size limits stop it); or a named pipe (a shell's <(...), mkfifo),
 // whose open(2) waits for a writer in a goroutine that ctx can release.
@@ -18,7 +20,7 @@ import (
 // wrapping fs.ErrInvalid. The returned stop function must be called when
 // reading is done; until then, the end of ctx makes a blocked read on a
 // pipe or terminal fail with os.ErrDeadlineExceeded.
-func openInput(ctx context.Context, path string) (*os.File, func(), error) {
+func Open(ctx context.Context, path string) (*os.File, func(), error) {
 	// O_NONBLOCK: open(2) of a pipe without a writer returns at once, so
 	// that a file swapped for a pipe after a Stat cannot hang us.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -88,9 +90,9 @@ func openPipe(ctx context.Context, path string) (*os.File, error) {
 	}
 }
 
-// readError turns a read interrupted by openInput's deadline into ctx's
+// ReadError turns a read interrupted by Open's deadline into ctx's
 // error.
-func readError(ctx context.Context, err error) error {
+func ReadError(ctx context.Context, err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil {
 		return ctx.Err()
 	}
