@@ -1,6 +1,7 @@
 package statistician
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -58,6 +59,15 @@ type BootstrapResult struct {
 // above MaxBootstrapResamples, Level is outside (0, 1), or Clusters is
 // non-nil with a length other than n.
 func Bootstrap(n int, stat func(idx []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
+	return BootstrapContext(context.Background(), n, stat, opts)
+}
+
+// bootstrapCheckEvery is how many resamples run between two looks at ctx.
+const bootstrapCheckEvery = 8
+
+// BootstrapContext is Bootstrap that stops with ctx.Err() when ctx is
+// done (it looks every few resamples).
+func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
 	if n < 1 {
 		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs at least 1 item, got %d", n)
 	}
@@ -99,6 +109,11 @@ func Bootstrap(n int, stat func(idx []int) (float64, bool), opts BootstrapOption
 	}
 	values := make([]float64, 0, opts.Resamples)
 	for b := 0; b < opts.Resamples; b++ {
+		if b%bootstrapCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return BootstrapResult{}, err
+			}
+		}
 		idx = draw(idx[:0])
 		v, ok := stat(idx)
 		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -147,6 +162,12 @@ func percentileInterval(res BootstrapResult, values []float64, opts BootstrapOpt
 // It returns an error when counts is empty, a count is negative, all are
 // zero, stat is nil, or the options are invalid as for Bootstrap.
 func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
+	return BootstrapCountsContext(context.Background(), counts, stat, opts)
+}
+
+// BootstrapCountsContext is BootstrapCounts that stops with ctx.Err() when
+// ctx is done (it looks every few resamples).
+func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
 	n := 0
 	for j, c := range counts {
 		if c < 0 {
@@ -185,6 +206,11 @@ func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts
 	drawn := make([]int, len(counts))
 	values := make([]float64, 0, opts.Resamples)
 	for b := 0; b < opts.Resamples; b++ {
+		if b%bootstrapCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return BootstrapResult{}, err
+			}
+		}
 		left, mass := n, n
 		for j, c := range counts {
 			x := 0

@@ -39,12 +39,14 @@ func CORP(p []float64, y []int) (CORPDecomposition, error) {
 	return a.CORP()
 }
 
-// corpFromCells runs PAV on the sorted distinct-value table.
-func corpFromCells(t valueCells) CORPDecomposition {
+// corpOf runs PAV on the distinct values of seq (ascending), n forecasts
+// of which hits came true. Its memory is the PAV stack, at most one block
+// per distinct value and in practice far fewer.
+func corpOf(seq cellSeq, tn, thits int64) CORPDecomposition {
 	// Pool adjacent violators: blocks of consecutive values whose pooled
 	// rates are strictly increasing.
-	blocks := make([]forecastCell, 0, len(t.cells))
-	for _, c := range t.cells {
+	var blocks []forecastCell
+	for _, c := range seq {
 		blocks = append(blocks, c)
 		for len(blocks) > 1 && !rateBelow(blocks[len(blocks)-2], blocks[len(blocks)-1]) {
 			last := blocks[len(blocks)-1]
@@ -53,19 +55,19 @@ func corpFromCells(t valueCells) CORPDecomposition {
 			blocks[len(blocks)-1].hits += last.hits
 		}
 	}
-	n := float64(t.n)
+	n := float64(tn)
 	var rc exactSum
 	for _, b := range blocks {
 		rc.add(float64(b.hits) * float64(b.n-b.hits) / float64(b.n))
 	}
-	bs := t.brierSum() / n
+	bs := brierSumOf(seq) / n
 	bsrc := rc.Float64() / n
 	// UNC = o(1-o) written as h(n-h)/n / n, the same operations as a
 	// single PAV block, so that a forecast PAV pools into one block (no
 	// discrimination) has DSC exactly 0, not a rounding residue.
-	unc := float64(t.hits) * float64(t.n-t.hits) / n / n
+	unc := float64(thits) * float64(tn-thits) / n / n
 	return CORPDecomposition{
-		N:            int(t.n),
+		N:            int(tn),
 		Brier:        bs,
 		Recalibrated: bsrc,
 		MCB:          bs - bsrc,

@@ -1,0 +1,398 @@
+package statistician
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// cellSeq yields distinct forecast values in ascending order, each with
+// how many forecasts stated it and how many of those came true.
+type cellSeq = iter.Seq2[float64, forecastCell]
+
+// brierSumOf returns N * Brier = sum over values of (n-h) p^2 + h (1-p)^2,
+// summed exactly.
+func brierSumOf(seq cellSeq) float64 {
+	var s exactSum
+	for p, c := range seq {
+		s.add(float64(c.n-c.hits) * p * p)
+		s.add(float64(c.hits) * (1 - p) * (1 - p))
+	}
+	return s.Float64()
+}
+
+// murphyOf is the exact Murphy decomposition (see MurphyExact) of the
+// distinct values of seq, n forecasts of which hits came true.
+func murphyOf(seq cellSeq, tn, thits int64) MurphyDecomposition {
+	n := float64(tn)
+	obar := float64(thits) / n
+	var rel, res exactSum
+	distinct := 0
+	for p, c := range seq {
+		ok := float64(c.hits) / float64(c.n)
+		rel.add(float64(c.n) * (p - ok) * (p - ok))
+		res.add(float64(c.n) * (ok - obar) * (ok - obar))
+		distinct++
+	}
+	return MurphyDecomposition{
+		N:           int(tn),
+		Distinct:    distinct,
+		BaseRate:    obar,
+		Brier:       brierSumOf(seq) / n,
+		Reliability: rel.Float64() / n,
+		Resolution:  res.Float64() / n,
+		Uncertainty: obar * (1 - obar),
+	}
+}
+
+// equalFrequencyOf bins the m forecasts of seq by the rule of
+// EqualFrequencyBins: with k = min(bins, m) and targets
+// t_i = floor(m (i+1) / k), a bin closes after the first distinct value at
+// which the cumulative count reaches or passes its target, and the next
+// bin takes the first target above that count. Tied forecasts are never
+// split, so fewer than k bins may result.
+func equalFrequencyOf(seq cellSeq, m int64, bins int) (BinnedMurphy, error) {
+	k := min(int64(bins), m)
+	target := func(i int64) int64 { return m * (i + 1) / k }
+	var sums []binSums
+	var bounds []Interval
+	var cur binSums
+	var lo, hi float64
+	var cum int64
+	b := int64(0)
+	for p, c := range seq {
+		if cur.n == 0 {
+			lo = p
+		}
+		cur.addCell(p, c)
+		hi = p
+		cum += c.n
+		if cum >= target(b) {
+			sums = append(sums, cur)
+			bounds = append(bounds, Interval{Lower: lo, Upper: hi})
+			cur = binSums{}
+			for b < k-1 && target(b) <= cum {
+				b++
+			}
+		}
+	}
+	if cur.n > 0 { // unreachable: the last target is m
+		sums = append(sums, cur)
+		bounds = append(bounds, Interval{Lower: lo, Upper: hi})
+	}
+	return binnedResult(EqualFrequencyBins, sums, bounds)
+}
+
+// fixedBinsOf bins the forecasts of seq into k fixed-width bins (see
+// FixedBins).
+func fixedBinsOf(seq cellSeq, k int) (BinnedMurphy, error) {
+	a, err := NewFixedBinAccumulator(k)
+	if err != nil {
+		return BinnedMurphy{}, err
+	}
+	for p, c := range seq {
+		a.bins[fixedBin(p, k)].addCell(p, c)
+	}
+	return a.Result()
+}
+
+// sampleChunkLen is the length of a BinarySample's storage chunks: 64 KiB,
+// so that growing never copies more than one chunk.
+const sampleChunkLen = 1 << 13
+
+// floatChunks is a growable list of float64 values kept in fixed-size
+// chunks, so that appending never copies the values already held (a
+// slice grown by append copies all of them and leaves the old array as
+// garbage, up to twice the memory at its peak). The first chunk starts
+// small and doubles up to sampleChunkLen, so that small groups stay small.
+type floatChunks struct {
+	chunks [][]float64
+	n      int
+	sorted bool // one chunk, ascending
+}
+
+func (c *floatChunks) add(x float64) {
+	last := len(c.chunks) - 1
+	if last < 0 || len(c.chunks[last]) == cap(c.chunks[last]) {
+		switch {
+		case last < 0:
+			c.chunks = append(c.chunks, make([]float64, 0, 8))
+		case cap(c.chunks[last]) < sampleChunkLen && last == 0:
+			grown := make([]float64, len(c.chunks[0]), min(2*cap(c.chunks[0]), sampleChunkLen))
+			copy(grown, c.chunks[0])
+			c.chunks[0] = grown
+		default:
+			c.chunks = append(c.chunks, make([]float64, 0, sampleChunkLen))
+		}
+		last = len(c.chunks) - 1
+	}
+	c.chunks[last] = append(c.chunks[last], x)
+	c.n++
+	c.sorted = false
+}
+
+// sortedValues returns the values in ascending order as one slice, sorting
+// them in place (see sortFloats) after moving the chunks into one array;
+// each chunk is released as soon as it is copied, so the peak is the
+// values plus one chunk. The sorted slice replaces the chunks.
+func (c *floatChunks) sortedValues(ctx context.Context) ([]float64, error) {
+	if c.sorted || c.n == 0 {
+		if c.n == 0 {
+			return nil, nil
+		}
+		return c.chunks[0], nil
+	}
+	all := c.chunks[0]
+	if len(c.chunks) > 1 {
+		all = make([]float64, 0, c.n)
+		for i, ch := range c.chunks {
+			all = append(all, ch...)
+			c.chunks[i] = nil
+		}
+	}
+	if err := sortFloats(ctx, all); err != nil {
+		c.chunks = [][]float64{all}
+		return nil, err
+	}
+	c.chunks = [][]float64{all}
+	c.sorted = true
+	return all, nil
+}
+
+// sortLeafLen is the largest piece sortFloats hands to slices.Sort without
+// looking at ctx again: 64k values sort in about 3 ms.
+const sortLeafLen = 1 << 16
+
+// sortFloats sorts x (no NaN) in ascending order, and stops with ctx.Err()
+// when ctx is done: it partitions x around pivots (the median of three
+// values drawn from a fixed-seed source, so the work is reproducible, and
+// three-way, so runs of equal values end at once) until every piece has
+// at most sortLeafLen values, looking at ctx before each step, and sorts
+// the pieces with slices.Sort. Sorting numbers, the result does not
+// depend on the pivots.
+func sortFloats(ctx context.Context, x []float64) error {
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(len(x))))
+	stack := [][]float64{x}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if len(s) <= sortLeafLen {
+			slices.Sort(s)
+			continue
+		}
+		a, b, c := s[rng.IntN(len(s))], s[rng.IntN(len(s))], s[rng.IntN(len(s))]
+		pivot := max(min(a, b), min(max(a, b), c))
+		// Dutch national flag: s[:lt] < pivot, s[lt:gt] == pivot, s[gt:] > pivot.
+		lt, i, gt := 0, 0, len(s)
+		for i < gt {
+			switch v := s[i]; {
+			case v < pivot:
+				s[lt], s[i] = s[i], s[lt]
+				lt++
+				i++
+			case v > pivot:
+				gt--
+				s[gt], s[i] = s[i], s[gt]
+			default:
+				i++
+			}
+		}
+		stack = append(stack, s[:lt], s[gt:])
+	}
+	return nil
+}
+
+// BinarySample holds binary forecasts for the statistics that need more
+// than streaming sums: equal-frequency bins, CORP and the label's
+// bootstrap. It keeps 8 bytes per forecast (the value, in a list for its
+// outcome, in chunks of 64 KiB) and nothing per forecast besides; Sorted
+// turns the lists into two ascending arrays in place. The zero value is
+// ready to use.
+type BinarySample struct {
+	zeros, ones floatChunks
+}
+
+// Add records one forecast p of outcome y. It returns an error, and
+// records nothing, when p is not in [0, 1] (NaN included) or y is not 0
+// or 1. -0 is recorded as 0.
+func (s *BinarySample) Add(p float64, y int) error {
+	if err := checkForecast(p, y); err != nil {
+		return err
+	}
+	if p == 0 {
+		p = 0
+	}
+	if y == 1 {
+		s.ones.add(p)
+	} else {
+		s.zeros.add(p)
+	}
+	return nil
+}
+
+// Len returns the number of forecasts recorded.
+func (s *BinarySample) Len() int { return s.zeros.n + s.ones.n }
+
+// Sorted sorts the recorded forecasts (see sortFloats: it stops with
+// ctx.Err() when ctx is done) and returns a view of them. The view shares
+// the sample's memory and stays valid until the next Add.
+func (s *BinarySample) Sorted(ctx context.Context) (SortedBinary, error) {
+	z, err := s.zeros.sortedValues(ctx)
+	if err != nil {
+		return SortedBinary{}, fmt.Errorf("statistician: sort forecasts: %w", err)
+	}
+	o, err := s.ones.sortedValues(ctx)
+	if err != nil {
+		return SortedBinary{}, fmt.Errorf("statistician: sort forecasts: %w", err)
+	}
+	return SortedBinary{zeros: z, ones: o}, nil
+}
+
+// SortedBinary is a BinarySample's forecasts in ascending order, split by
+// outcome. Every statistic it gives depends on the multiset of (forecast,
+// outcome) pairs only, never on the order they were added in, and equals
+// the function of the same name on the forecasts as slices (MurphyExact,
+// CORP, MurphyBinned) bit for bit.
+type SortedBinary struct {
+	zeros, ones []float64
+}
+
+// N returns the number of forecasts.
+func (t SortedBinary) N() int { return len(t.zeros) + len(t.ones) }
+
+// Hits returns the number of forecasts whose outcome was 1.
+func (t SortedBinary) Hits() int { return len(t.ones) }
+
+// cells yields the distinct forecast values in ascending order with their
+// counts, merging the two sorted lists.
+func (t SortedBinary) cells() cellSeq {
+	z, o := t.zeros, t.ones
+	return func(yield func(float64, forecastCell) bool) {
+		i, j := 0, 0
+		for i < len(z) || j < len(o) {
+			var p float64
+			if j >= len(o) || (i < len(z) && z[i] <= o[j]) {
+				p = z[i]
+			} else {
+				p = o[j]
+			}
+			var c forecastCell
+			for i < len(z) && z[i] == p {
+				i++
+				c.n++
+			}
+			for j < len(o) && o[j] == p {
+				j++
+				c.n++
+				c.hits++
+			}
+			if !yield(p, c) {
+				return
+			}
+		}
+	}
+}
+
+// SquaredErrors yields the distinct squared errors (p - y)^2 of the
+// forecasts in ascending order, each with how many forecasts have it: the
+// cells of the label's bootstrap. Squared errors p^2 of the outcome-0
+// forecasts rise with p, and (p - 1)^2 of the outcome-1 forecasts fall
+// with p, so the two sorted lists merge without sorting again.
+func (t SortedBinary) SquaredErrors() iter.Seq2[float64, int] {
+	z, o := t.zeros, t.ones
+	sq0 := func(i int) float64 { return z[i] * z[i] }
+	sq1 := func(j int) float64 { d := o[j] - 1; return d * d }
+	return func(yield func(float64, int) bool) {
+		i, j := 0, len(o)-1
+		for i < len(z) || j >= 0 {
+			var e float64
+			switch {
+			case j < 0:
+				e = sq0(i)
+			case i >= len(z):
+				e = sq1(j)
+			default:
+				e = min(sq0(i), sq1(j))
+			}
+			c := 0
+			for i < len(z) && sq0(i) == e {
+				i++
+				c++
+			}
+			for j >= 0 && sq1(j) == e {
+				j--
+				c++
+			}
+			if !yield(e, c) {
+				return
+			}
+		}
+	}
+}
+
+// Murphy returns the exact Murphy decomposition (see MurphyExact). It
+// returns an error when there are no forecasts.
+func (t SortedBinary) Murphy() (MurphyDecomposition, error) {
+	if t.N() == 0 {
+		return MurphyDecomposition{}, fmt.Errorf("statistician: no forecasts")
+	}
+	return murphyOf(t.cells(), int64(t.N()), int64(t.Hits())), nil
+}
+
+// CORP returns the CORP decomposition (see CORP). It returns an error when
+// there are no forecasts.
+func (t SortedBinary) CORP() (CORPDecomposition, error) {
+	if t.N() == 0 {
+		return CORPDecomposition{}, fmt.Errorf("statistician: no forecasts")
+	}
+	return corpOf(t.cells(), int64(t.N()), int64(t.Hits())), nil
+}
+
+// Binned returns the binned Murphy decomposition (see MurphyBinned). It
+// returns an error when there are no forecasts, bins < 1 or the method is
+// unknown.
+func (t SortedBinary) Binned(bins int, method Binning) (BinnedMurphy, error) {
+	return binnedOf(t.cells(), int64(t.N()), bins, method)
+}
+
+func binnedOf(seq cellSeq, n int64, bins int, method Binning) (BinnedMurphy, error) {
+	switch {
+	case n == 0:
+		return BinnedMurphy{}, fmt.Errorf("statistician: binned murphy: no forecasts recorded")
+	case bins < 1:
+		return BinnedMurphy{}, fmt.Errorf("statistician: binned murphy: need at least 1 bin, got %d", bins)
+	}
+	switch method {
+	case FixedBins:
+		return fixedBinsOf(seq, bins)
+	case EqualFrequencyBins:
+		return equalFrequencyOf(seq, n, bins)
+	}
+	return BinnedMurphy{}, fmt.Errorf("statistician: binned murphy: unknown binning %q", method)
+}
+
+// BrierSE returns the standard error of the Brier score bs of the n >= 2
+// forecasts: the sample SD of the squared errors e_i = (p_i - y_i)^2 over
+// sqrt(n),
+//
+//	SE = sqrt( sum (e_i - bs)^2 / (n - 1) / n )
+//
+// with the sum exact (order-independent). It returns 0 when n < 2.
+func (t SortedBinary) BrierSE(bs float64) float64 {
+	n := t.N()
+	if n < 2 {
+		return 0
+	}
+	var ss exactSum
+	for e, c := range t.SquaredErrors() {
+		d := e - bs
+		ss.addTimes(d*d, uint64(c))
+	}
+	return math.Sqrt(ss.Float64() / float64(n-1) / float64(n))
+}
