@@ -99,14 +99,13 @@ type binningReference struct {
 		P      []float64 `json:"p"`
 		Y      []int     `json:"y"`
 		Binned []struct {
-			Bins                    int     `json:"bins"`
-			Reliability, Resolution float64 `json:"-"`
-			Rel                     float64 `json:"reliability"`
-			Res                     float64 `json:"resolution"`
-			Unc                     float64 `json:"uncertainty"`
-			WBV                     float64 `json:"within_bin_variance"`
-			WBC                     float64 `json:"within_bin_covariance"`
-			Table                   []struct {
+			Bins  int     `json:"bins"`
+			Rel   float64 `json:"reliability"`
+			Res   float64 `json:"resolution"`
+			Unc   float64 `json:"uncertainty"`
+			WBV   float64 `json:"within_bin_variance"`
+			WBC   float64 `json:"within_bin_covariance"`
+			Table []struct {
 				Count        int     `json:"count"`
 				Lo           float64 `json:"lower"`
 				Hi           float64 `json:"upper"`
