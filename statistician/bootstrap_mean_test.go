@@ -202,11 +202,11 @@ func TestBootstrapsStopWhenCancelled(t *testing.T) {
 	idx := func(i []int) (float64, bool) { return float64(i[0]), true }
 	for name, run := range map[string]func(ctx context.Context) error{
 		"counts": func(ctx context.Context) error {
-			_, err := BootstrapCountsContext(ctx, counts, stat, BootstrapOptions{Resamples: MaxBootstrapResamples})
+			_, err := BootstrapCountsContext(ctx, counts, stat, BootstrapOptions{Resamples: 1_000_000})
 			return err
 		},
 		"index": func(ctx context.Context) error {
-			_, err := BootstrapContext(ctx, 10_000, idx, BootstrapOptions{Resamples: MaxBootstrapResamples})
+			_, err := BootstrapContext(ctx, 10_000, idx, BootstrapOptions{Resamples: 1_000_000})
 			return err
 		},
 	} {
