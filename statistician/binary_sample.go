@@ -170,8 +170,9 @@ const sortLeafLen = 1 << 16
 // when ctx is done: it partitions x around pivots (the median of three
 // values drawn from a fixed-seed source, so the work is reproducible, and
 // three-way, so runs of equal values end at once) until every piece has
-// at most sortLeafLen values, looking at ctx before each step, and sorts
-// the pieces with slices.Sort. Sorting numbers, the result does not
+// at most sortLeafLen values, looking at ctx before each piece and every
+// sortLeafLen values of a partition, and sorts the pieces with
+// slices.Sort. Sorting numbers, the result does not
 // depend on the pivots.
 func sortFloats(ctx context.Context, x []float64) error {
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(len(x))))
@@ -190,7 +191,12 @@ func sortFloats(ctx context.Context, x []float64) error {
 		pivot := max(min(a, b), min(max(a, b), c))
 		// Dutch national flag: s[:lt] < pivot, s[lt:gt] == pivot, s[gt:] > pivot.
 		lt, i, gt := 0, 0, len(s)
-		for i < gt {
+		for step := 1; i < gt; step++ {
+			if step%sortLeafLen == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			switch v := s[i]; {
 			case v < pivot:
 				s[lt], s[i] = s[i], s[lt]

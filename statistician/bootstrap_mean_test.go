@@ -217,8 +217,10 @@ func TestBootstrapsStopWhenCancelled(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: err %v, want the context's error", name, err)
 		}
-		if lag := time.Since(start) - 20*time.Millisecond; lag > 100*time.Millisecond {
-			t.Errorf("%s: stopped %v after the deadline, want under 100 ms", name, lag)
+		if lag := time.Since(start) - 20*time.Millisecond; lag > cancelLagBound {
+			t.Errorf("%s: stopped %v after the deadline, want under %v", name, lag, cancelLagBound)
+		} else {
+			t.Logf("%s: stopped %v after the deadline", name, lag)
 		}
 	}
 }
