@@ -765,7 +765,7 @@ func plainDecimal(b []byte) (x float64, ok bool) {
 	if neg {
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 16 {
+	if len(b) == 0 || len(b) > 16 || b[0] < '0' || b[0] > '9' {
 		return 0, false
 	}
 	var m uint64
