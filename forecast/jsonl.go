@@ -169,10 +169,12 @@ const (
 )
 
 // parseBatchLines and parseBatchBytes bound one parse batch: a batch is
-// sent when it holds 4096 lines or 1 MiB of text.
+// sent when it holds 1024 lines or 256 KiB of text. A batch then needs
+// about 0.75 MiB with its parsed forecasts, and at most 2 x workers + 6
+// exist.
 const (
-	parseBatchLines = 4096
-	parseBatchBytes = 1 << 20
+	parseBatchLines = 1024
+	parseBatchBytes = 256 << 10
 )
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
