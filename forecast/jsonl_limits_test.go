@@ -58,8 +58,8 @@ func (z *zeros) Read(p []byte) (int, error) {
 // MaxSkippedLineBytes, with memory bounded by the line limit, not the
 // input.
 func TestReadJSONLStopsOnAnInputWithoutLineEndings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 1 GiB")
+	if testing.Short() || raceDetector {
+		t.Skip("reads 1 GiB (skipped under -short and -race)")
 	}
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -98,8 +98,8 @@ func indexBootstrapBSS(t *testing.T, s statistician.SortedBinary, b float64, res
 // sqrt(0.025 x 0.975 / B) / phi(1.96) = 0.060 standard errors of the
 // statistic at B = 2,000; the tolerance is four of them (0.24).
 func TestCornishFisherLowerBoundAgreesWithTheIndexBootstrap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("index bootstraps of 2,000 resamples")
+	if testing.Short() || raceDetector {
+		t.Skip("index bootstraps of 2,000 resamples (skipped under -short and -race)")
 	}
 	const tolerance = 0.24
 	for _, c := range []struct {
@@ -137,8 +137,8 @@ func TestCornishFisherLowerBoundAgreesWithTheIndexBootstrap(t *testing.T) {
 // Binomial error of the coverage is 0.7 points; [93, 97] is three of
 // them.
 func TestSkillIntervalCoverage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("coverage simulation")
+	if testing.Short() || raceDetector {
+		t.Skip("coverage simulation (skipped under -short and -race)")
 	}
 	const trials, n, b = 1000, 10_000, 0.5
 	// p ~ U(0, 1) on the 1e-4 grid, y ~ Bernoulli(0.2 + 0.6 p): E[(p - y)^2]

@@ -82,8 +82,8 @@ func TestIdealMeanBootstrapMatchesScipyAndTheExactDistribution(t *testing.T) {
 // 100,000 resamples (Monte Carlo error 0.016 standard errors at the 2.5%
 // quantile), the analytic interval agrees with it.
 func TestIdealMeanBootstrapAgreesWithAHundredThousandResamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("100,000 resamples")
+	if testing.Short() || raceDetector {
+		t.Skip("100,000 resamples (skipped under -short and -race)")
 	}
 	values := []float64{0, 0.01, 0.04, 0.09, 0.16, 0.25, 0.36, 0.49, 0.64, 0.81}
 	counts := []int{3000, 2500, 2000, 1500, 1000, 700, 500, 400, 250, 150}
@@ -122,8 +122,8 @@ func TestIdealMeanBootstrapAgreesWithAHundredThousandResamples(t *testing.T) {
 // true mean is known in closed form. Binomial error of the coverage with
 // 2,000 trials is 0.5 points, so [93.5, 96.5] is three of them.
 func TestIdealMeanBootstrapCoverage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("coverage simulation")
+	if testing.Short() || raceDetector {
+		t.Skip("coverage simulation (skipped under -short and -race)")
 	}
 	const trials, n = 2000, 10_000
 	// p ~ U(0, 1) on a 0.001 grid, y ~ Bernoulli(p^1.5): E[(p - y)^2] =
