@@ -189,6 +189,7 @@ var errLineTooLong = fmt.Errorf("line longer than %d bytes (1 MiB), not read", M
 // Batches are recycled, so reading allocates per batch, not per line.
 type lineBatch struct {
 	seq     int
+	members []member // scratch of the parser
 	buf     []byte
 	ends    []int
 	nums    []int
@@ -213,7 +214,7 @@ func (b *lineBatch) parse(keep map[string]bool) {
 		if b.tooLong[i] {
 			pl.f, pl.resolved, pl.err = Forecast{}, false, errLineTooLong
 		} else {
-			pl.f, pl.resolved, pl.err = parseForecastText(b.buf[start:end], text[start:end], keep)
+			pl.f, pl.resolved, pl.err = parseForecastText(b.buf[start:end], text[start:end], keep, &b.members)
 		}
 		start = end
 	}
@@ -383,7 +384,8 @@ func eachParsedLine(ctx context.Context, r io.Reader, keep map[string]bool, fn f
 // false when the forecast has no outcome yet. A bad line's error names the
 // field (see BadLine).
 func ParseForecastLine(line []byte) (f Forecast, resolved bool, err error) {
-	return parseForecastText(line, string(line), nil)
+	var scratch []member
+	return parseForecastText(line, string(line), nil, &scratch)
 }
 
 // jsonValue is one top-level value of a line: its kind (the first byte:
@@ -409,14 +411,15 @@ func (v jsonValue) text() string {
 
 // parseForecastText parses one line; text holds the same bytes as line,
 // and the forecast's strings are substrings of it.
-func parseForecastText(line []byte, text string, keep map[string]bool) (f Forecast, resolved bool, err error) {
+func parseForecastText(line []byte, text string, keep map[string]bool, scratch *[]member) (f Forecast, resolved bool, err error) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) > 0 {
 		lead := len(line) - len(bytes.TrimLeftFunc(line, unicode.IsSpace))
 		text = text[lead : lead+len(trimmed)]
 	}
 	line = trimmed
-	valid, plain := validJSONText(line)
+	*scratch = (*scratch)[:0]
+	valid, plain := validJSONMembers(line, scratch)
 	if !valid {
 		return f, false, notJSONError(line)
 	}
@@ -424,19 +427,14 @@ func parseForecastText(line []byte, text string, keep map[string]bool) (f Foreca
 		return f, false, fmt.Errorf("not a JSON object: %s", excerpt(line))
 	}
 	var confidence, probs, outcome jsonValue
-	i := skipSpace(line, 1)
-	for line[i] != '}' {
-		end := stringEnd(line, i)
-		key := text[i+1 : end-1]
-		if !plain && needsDecoding(line[i+1:end-1]) {
-			if key, err = stringValue(line[i:end]); err != nil {
+	for _, m := range *scratch {
+		key := text[m.key0+1 : m.key1-1]
+		if !plain && needsDecoding(line[m.key0+1:m.key1-1]) {
+			if key, err = stringValue(line[m.key0:m.key1]); err != nil {
 				return Forecast{}, false, err
 			}
 		}
-		i = skipSpace(line, end)
-		i = skipSpace(line, i+1) // ':'
-		vend := valueEnd(line, i)
-		v := jsonValue{kind: line[i], raw: line[i:vend], s: text[i:vend], plain: plain}
+		v := jsonValue{kind: line[m.val0], raw: line[m.val0:m.val1], s: text[m.val0:m.val1], plain: plain}
 		switch key {
 		case "confidence":
 			confidence = v
@@ -464,10 +462,6 @@ func parseForecastText(line []byte, text string, keep map[string]bool) (f Foreca
 				}
 				f.Fields[key] = s
 			}
-		}
-		i = skipSpace(line, vend)
-		if line[i] == ',' {
-			i = skipSpace(line, i+1)
 		}
 	}
 	return finishForecast(f, confidence, probs, outcome)

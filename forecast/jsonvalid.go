@@ -16,7 +16,21 @@ func validJSON(b []byte) bool {
 // is plain: no escape and no byte above 0x7F, so that its bytes are its
 // decoded text and it needs no decoding.
 func validJSONText(b []byte) (ok, plain bool) {
-	v := validator{b: b}
+	return validJSONMembers(b, nil)
+}
+
+// member is where one member of the top-level object sits in the input:
+// its key from the opening quote to just past the closing one, its value
+// from its first byte to just past its last.
+type member struct {
+	key0, key1, val0, val1 int
+}
+
+// validJSONMembers is validJSONText that also appends the members of a
+// top-level object to *members (when members is not nil), so that a
+// reader needs no second scan to find them.
+func validJSONMembers(b []byte, members *[]member) (ok, plain bool) {
+	v := validator{b: b, members: members}
 	v.space()
 	if !v.value(0) {
 		return false, false
@@ -33,6 +47,8 @@ type validator struct {
 	i int
 	// fancy is set when a string holds an escape or a non-ASCII byte.
 	fancy bool
+	// members, when not nil, collects the top-level object's members.
+	members *[]member
 }
 
 // plainStringByte marks the bytes a string may hold as they are: not a
@@ -97,17 +113,23 @@ func (v *validator) object(depth int) bool {
 		return true
 	}
 	for {
+		key0 := v.i
 		if v.i >= len(v.b) || v.b[v.i] != '"' || !v.str() {
 			return false
 		}
+		key1 := v.i
 		v.space()
 		if v.i >= len(v.b) || v.b[v.i] != ':' {
 			return false
 		}
 		v.i++
 		v.space()
+		val0 := v.i
 		if !v.value(depth) {
 			return false
+		}
+		if depth == 1 && v.members != nil {
+			*v.members = append(*v.members, member{key0, key1, val0, v.i})
 		}
 		v.space()
 		if v.i >= len(v.b) {
