@@ -208,8 +208,14 @@ func TestScoreReportStopsWhenCancelled(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v, want the context's deadline", err)
 	}
-	if lag > 250*time.Millisecond {
-		t.Errorf("stopped %v after the deadline, want about 100 ms at most", lag)
+	// About 10 ms on an idle machine; the bound leaves room for a loaded
+	// CI machine, and more under the race detector's tenfold slowdown.
+	bound := 250 * time.Millisecond
+	if raceDetector {
+		bound = 2 * time.Second
+	}
+	if lag > bound {
+		t.Errorf("stopped %v after the deadline, want under %v", lag, bound)
 	}
 	t.Logf("stopped %v after the deadline", lag)
 }

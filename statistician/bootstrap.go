@@ -62,11 +62,12 @@ func Bootstrap(n int, stat func(idx []int) (float64, bool), opts BootstrapOption
 	return BootstrapContext(context.Background(), n, stat, opts)
 }
 
-// bootstrapCheckEvery is how many resamples run between two looks at ctx.
-const bootstrapCheckEvery = 8
+// bootstrapCheckWork is how many draws (items or cells) a bootstrap makes
+// between two looks at ctx: about 10 to 100 microseconds of work.
+const bootstrapCheckWork = 4096
 
 // BootstrapContext is Bootstrap that stops with ctx.Err() when ctx is
-// done (it looks every few resamples).
+// done (it looks at least every bootstrapCheckWork draws).
 func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
 	if n < 1 {
 		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs at least 1 item, got %d", n)
@@ -108,11 +109,13 @@ func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64,
 		draw = drawClusters(opts.Clusters, rng)
 	}
 	values := make([]float64, 0, opts.Resamples)
+	work := 0
 	for b := 0; b < opts.Resamples; b++ {
-		if b%bootstrapCheckEvery == 0 {
+		if work += n; work >= bootstrapCheckWork {
 			if err := ctx.Err(); err != nil {
 				return BootstrapResult{}, err
 			}
+			work = 0
 		}
 		idx = draw(idx[:0])
 		v, ok := stat(idx)
@@ -166,7 +169,7 @@ func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts
 }
 
 // BootstrapCountsContext is BootstrapCounts that stops with ctx.Err() when
-// ctx is done (it looks every few resamples).
+// ctx is done (it looks at least every bootstrapCheckWork draws).
 func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
 	n := 0
 	for j, c := range counts {
@@ -205,11 +208,13 @@ func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts 
 	bin := binomialSampler{rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed))}
 	drawn := make([]int, len(counts))
 	values := make([]float64, 0, opts.Resamples)
+	work := 0
 	for b := 0; b < opts.Resamples; b++ {
-		if b%bootstrapCheckEvery == 0 {
+		if work += len(counts); work >= bootstrapCheckWork {
 			if err := ctx.Err(); err != nil {
 				return BootstrapResult{}, err
 			}
+			work = 0
 		}
 		left, mass := n, n
 		for j, c := range counts {
