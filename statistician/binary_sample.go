@@ -101,17 +101,23 @@ func fixedBinsOf(seq cellSeq, k int) (BinnedMurphy, error) {
 
 // sampleChunkLen is the length of a BinarySample's storage chunks: 64 KiB,
 // so that growing never copies more than one chunk.
-const sampleChunkLen = 1 << 13
+const (
+	sampleChunkShift = 13
+	sampleChunkLen   = 1 << sampleChunkShift
+)
 
 // floatChunks is a growable list of float64 values kept in fixed-size
 // chunks, so that appending never copies the values already held (a
 // slice grown by append copies all of them and leaves the old array as
 // garbage, up to twice the memory at its peak). The first chunk starts
-// small and doubles up to sampleChunkLen, so that small groups stay small.
+// small and doubles up to sampleChunkLen, so that small groups stay small;
+// every chunk but the last is full, so value i is in chunk
+// i / sampleChunkLen. The values are sorted in place, chunks and all: no
+// second copy is ever made.
 type floatChunks struct {
 	chunks [][]float64
 	n      int
-	sorted bool // one chunk, ascending
+	sorted bool
 }
 
 func (c *floatChunks) add(x float64) {
@@ -134,82 +140,119 @@ func (c *floatChunks) add(x float64) {
 	c.sorted = false
 }
 
-// sortedValues returns the values in ascending order as one slice, sorting
-// them in place (see sortFloats) after moving the chunks into one array;
-// each chunk is released as soon as it is copied, so the peak is the
-// values plus one chunk. The sorted slice replaces the chunks.
-func (c *floatChunks) sortedValues(ctx context.Context) ([]float64, error) {
-	if c.sorted || c.n == 0 {
-		if c.n == 0 {
-			return nil, nil
-		}
-		return c.chunks[0], nil
+// sortedView sorts the values in place (see sortView) and returns them.
+func (c *floatChunks) sortedView(ctx context.Context) (floatView, error) {
+	v := viewOf(c.chunks, c.n)
+	if c.sorted {
+		return v, nil
 	}
-	all := c.chunks[0]
-	if len(c.chunks) > 1 {
-		all = make([]float64, 0, c.n)
-		for i, ch := range c.chunks {
-			all = append(all, ch...)
-			c.chunks[i] = nil
-		}
+	if err := sortView(ctx, v); err != nil {
+		return floatView{}, err
 	}
-	if err := sortFloats(ctx, all); err != nil {
-		c.chunks = [][]float64{all}
-		return nil, err
-	}
-	c.chunks = [][]float64{all}
 	c.sorted = true
-	return all, nil
+	return v, nil
 }
 
-// sortLeafLen is the largest piece sortFloats hands to slices.Sort without
+// floatView is n values held in chunks, addressed by index: value i is
+// c[i >> shift][i & mask]. A single slice is one chunk of any length.
+type floatView struct {
+	c     [][]float64
+	shift uint
+	mask  int
+	n     int
+}
+
+func viewOf(chunks [][]float64, n int) floatView {
+	if len(chunks) <= 1 {
+		return floatView{c: chunks, shift: 62, mask: 1<<62 - 1, n: n}
+	}
+	return floatView{c: chunks, shift: sampleChunkShift, mask: sampleChunkLen - 1, n: n}
+}
+
+func (v floatView) at(i int) float64     { return v.c[i>>v.shift][i&v.mask] }
+func (v floatView) set(i int, x float64) { v.c[i>>v.shift][i&v.mask] = x }
+
+// run returns values lo..hi-1 as one slice when they sit in one chunk.
+func (v floatView) run(lo, hi int) ([]float64, bool) {
+	if lo>>v.shift != (hi-1)>>v.shift {
+		return nil, false
+	}
+	c := v.c[lo>>v.shift]
+	return c[lo&v.mask : (hi-1)&v.mask+1], true
+}
+
+// sortLeafLen is the largest piece sortView hands to slices.Sort without
 // looking at ctx again: 64k values sort in about 3 ms.
 const sortLeafLen = 1 << 16
 
-// sortFloats sorts x (no NaN) in ascending order, and stops with ctx.Err()
-// when ctx is done: it partitions x around pivots (the median of three
-// values drawn from a fixed-seed source, so the work is reproducible, and
-// three-way, so runs of equal values end at once) until every piece has
-// at most sortLeafLen values, looking at ctx before each piece and every
-// sortLeafLen values of a partition, and sorts the pieces with
-// slices.Sort. Sorting numbers, the result does not
-// depend on the pivots.
+// sortFloats sorts x (no NaN) in ascending order (see sortView).
 func sortFloats(ctx context.Context, x []float64) error {
-	rng := rand.New(rand.NewPCG(0x5eed, uint64(len(x))))
-	stack := [][]float64{x}
+	return sortView(ctx, viewOf([][]float64{x}, len(x)))
+}
+
+// sortView sorts the values of v (no NaN) in ascending order in place, and
+// stops with ctx.Err() when ctx is done: it partitions the values around
+// pivots (the median of three values drawn from a fixed-seed source, so
+// the work is reproducible, and three-way, so runs of equal values end at
+// once) until every piece has at most sortLeafLen values, looking at ctx
+// before each piece and every sortLeafLen values of a partition, and sorts
+// the pieces with slices.Sort (a piece across chunks through a scratch
+// buffer of sortLeafLen values). Sorting numbers, the result does not
+// depend on the pivots.
+func sortView(ctx context.Context, v floatView) error {
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(v.n)))
+	var scratch []float64
+	stack := [][2]int{{0, v.n}}
 	for len(stack) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s := stack[len(stack)-1]
+		lo, hi := stack[len(stack)-1][0], stack[len(stack)-1][1]
 		stack = stack[:len(stack)-1]
-		if len(s) <= sortLeafLen {
-			slices.Sort(s)
+		if hi-lo <= sortLeafLen {
+			if hi-lo < 2 {
+				continue
+			}
+			if s, ok := v.run(lo, hi); ok {
+				slices.Sort(s)
+				continue
+			}
+			scratch = scratch[:0]
+			for i := lo; i < hi; i++ {
+				scratch = append(scratch, v.at(i))
+			}
+			slices.Sort(scratch)
+			for i, x := range scratch {
+				v.set(lo+i, x)
+			}
 			continue
 		}
-		a, b, c := s[rng.IntN(len(s))], s[rng.IntN(len(s))], s[rng.IntN(len(s))]
+		size := hi - lo
+		a, b, c := v.at(lo+rng.IntN(size)), v.at(lo+rng.IntN(size)), v.at(lo+rng.IntN(size))
 		pivot := max(min(a, b), min(max(a, b), c))
-		// Dutch national flag: s[:lt] < pivot, s[lt:gt] == pivot, s[gt:] > pivot.
-		lt, i, gt := 0, 0, len(s)
+		// Dutch national flag: [lo, lt) < pivot, [lt, gt) == pivot, [gt, hi) > pivot.
+		lt, i, gt := lo, lo, hi
 		for step := 1; i < gt; step++ {
 			if step%sortLeafLen == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			switch v := s[i]; {
-			case v < pivot:
-				s[lt], s[i] = s[i], s[lt]
+			switch x := v.at(i); {
+			case x < pivot:
+				v.set(i, v.at(lt))
+				v.set(lt, x)
 				lt++
 				i++
-			case v > pivot:
+			case x > pivot:
 				gt--
-				s[gt], s[i] = s[i], s[gt]
+				v.set(i, v.at(gt))
+				v.set(gt, x)
 			default:
 				i++
 			}
 		}
-		stack = append(stack, s[:lt], s[gt:])
+		stack = append(stack, [2]int{lo, lt}, [2]int{gt, hi})
 	}
 	return nil
 }
@@ -245,15 +288,15 @@ func (s *BinarySample) Add(p float64, y int) error {
 // Len returns the number of forecasts recorded.
 func (s *BinarySample) Len() int { return s.zeros.n + s.ones.n }
 
-// Sorted sorts the recorded forecasts (see sortFloats: it stops with
-// ctx.Err() when ctx is done) and returns a view of them. The view shares
-// the sample's memory and stays valid until the next Add.
+// Sorted sorts the recorded forecasts in place (see sortView: it stops
+// with ctx.Err() when ctx is done) and returns a view of them. The view
+// shares the sample's memory and stays valid until the next Add.
 func (s *BinarySample) Sorted(ctx context.Context) (SortedBinary, error) {
-	z, err := s.zeros.sortedValues(ctx)
+	z, err := s.zeros.sortedView(ctx)
 	if err != nil {
 		return SortedBinary{}, fmt.Errorf("statistician: sort forecasts: %w", err)
 	}
-	o, err := s.ones.sortedValues(ctx)
+	o, err := s.ones.sortedView(ctx)
 	if err != nil {
 		return SortedBinary{}, fmt.Errorf("statistician: sort forecasts: %w", err)
 	}
@@ -266,14 +309,14 @@ func (s *BinarySample) Sorted(ctx context.Context) (SortedBinary, error) {
 // the function of the same name on the forecasts as slices (MurphyExact,
 // CORP, MurphyBinned) bit for bit.
 type SortedBinary struct {
-	zeros, ones []float64
+	zeros, ones floatView
 }
 
 // N returns the number of forecasts.
-func (t SortedBinary) N() int { return len(t.zeros) + len(t.ones) }
+func (t SortedBinary) N() int { return t.zeros.n + t.ones.n }
 
 // Hits returns the number of forecasts whose outcome was 1.
-func (t SortedBinary) Hits() int { return len(t.ones) }
+func (t SortedBinary) Hits() int { return t.ones.n }
 
 // cells yields the distinct forecast values in ascending order with their
 // counts, merging the two sorted lists.
@@ -281,19 +324,19 @@ func (t SortedBinary) cells() cellSeq {
 	z, o := t.zeros, t.ones
 	return func(yield func(float64, forecastCell) bool) {
 		i, j := 0, 0
-		for i < len(z) || j < len(o) {
+		for i < z.n || j < o.n {
 			var p float64
-			if j >= len(o) || (i < len(z) && z[i] <= o[j]) {
-				p = z[i]
+			if j >= o.n || (i < z.n && z.at(i) <= o.at(j)) {
+				p = z.at(i)
 			} else {
-				p = o[j]
+				p = o.at(j)
 			}
 			var c forecastCell
-			for i < len(z) && z[i] == p {
+			for i < z.n && z.at(i) == p {
 				i++
 				c.n++
 			}
-			for j < len(o) && o[j] == p {
+			for j < o.n && o.at(j) == p {
 				j++
 				c.n++
 				c.hits++
@@ -312,22 +355,22 @@ func (t SortedBinary) cells() cellSeq {
 // with p, so the two sorted lists merge without sorting again.
 func (t SortedBinary) SquaredErrors() iter.Seq2[float64, int] {
 	z, o := t.zeros, t.ones
-	sq0 := func(i int) float64 { return z[i] * z[i] }
-	sq1 := func(j int) float64 { d := o[j] - 1; return d * d }
+	sq0 := func(i int) float64 { p := z.at(i); return p * p }
+	sq1 := func(j int) float64 { d := o.at(j) - 1; return d * d }
 	return func(yield func(float64, int) bool) {
-		i, j := 0, len(o)-1
-		for i < len(z) || j >= 0 {
+		i, j := 0, o.n-1
+		for i < z.n || j >= 0 {
 			var e float64
 			switch {
 			case j < 0:
 				e = sq0(i)
-			case i >= len(z):
+			case i >= z.n:
 				e = sq1(j)
 			default:
 				e = min(sq0(i), sq1(j))
 			}
 			c := 0
-			for i < len(z) && sq0(i) == e {
+			for i < z.n && sq0(i) == e {
 				i++
 				c++
 			}

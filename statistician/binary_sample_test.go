@@ -194,6 +194,43 @@ func TestSortFloatsSortsLikeSlicesSort(t *testing.T) {
 // other jobs can stretch a few milliseconds of work several times.
 var cancelLagBound = map[bool]time.Duration{false: 250 * time.Millisecond, true: 2 * time.Second}[raceDetector]
 
+// Values held in chunks sort in place as a slice would, with partitions
+// and leaves that cross chunk boundaries.
+func TestSortViewSortsChunkedValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, n := range []int{5, sampleChunkLen, sampleChunkLen + 1, 3*sortLeafLen + 17} {
+		for _, ties := range []bool{false, true} {
+			var c floatChunks
+			var want []float64
+			for range n {
+				x := r.Float64()
+				if ties {
+					x = float64(r.IntN(50)) / 49
+				}
+				c.add(x)
+				want = append(want, x)
+			}
+			slices.Sort(want)
+			v, err := c.sortedView(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float64, 0, n)
+			for i := range v.n {
+				got = append(got, v.at(i))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("n=%d ties=%v: chunked values not sorted", n, ties)
+			}
+			for i, ch := range c.chunks[:len(c.chunks)-1] {
+				if len(ch) != sampleChunkLen {
+					t.Fatalf("n=%d: chunk %d holds %d values, want %d", n, i, len(ch), sampleChunkLen)
+				}
+			}
+		}
+	}
+}
+
 // A cancelled sort returns ctx.Err() at once; cancelled while running, it
 // stops within a leaf's sort (about 3 ms), far below 100 ms.
 func TestSortFloatsStopsWhenCancelled(t *testing.T) {
