@@ -181,6 +181,41 @@ func (v floatView) run(lo, hi int) ([]float64, bool) {
 	return c[lo&v.mask : (hi-1)&v.mask+1], true
 }
 
+// cursor walks a floatView one value at a time, forward or backward, with
+// the current chunk at hand, so that a pass costs what a loop over one
+// slice costs. It is positioned on value pos (valid while 0 <= pos < n).
+type cursor struct {
+	v   floatView
+	ch  []float64 // the chunk holding pos
+	k   int       // pos's index in ch
+	pos int
+}
+
+func (v floatView) cursorAt(pos int) cursor {
+	c := cursor{v: v, pos: pos}
+	if pos >= 0 && pos < v.n {
+		c.ch, c.k = v.c[pos>>v.shift], pos&v.mask
+	}
+	return c
+}
+
+func (c *cursor) val() float64  { return c.ch[c.k] }
+func (c *cursor) set(x float64) { c.ch[c.k] = x }
+func (c *cursor) valid() bool   { return c.pos >= 0 && c.pos < c.v.n }
+func (c *cursor) forward() {
+	c.pos++
+	if c.k++; c.k == len(c.ch) && c.pos < c.v.n {
+		c.ch, c.k = c.v.c[c.pos>>c.v.shift], 0
+	}
+}
+func (c *cursor) backward() {
+	c.pos--
+	if c.k--; c.k < 0 && c.pos >= 0 {
+		c.ch = c.v.c[c.pos>>c.v.shift]
+		c.k = len(c.ch) - 1
+	}
+}
+
 // sortLeafLen is the largest piece sortView hands to slices.Sort without
 // looking at ctx again: 64k values sort in about 3 ms.
 const sortLeafLen = 1 << 16
@@ -231,30 +266,65 @@ func sortView(ctx context.Context, v floatView) error {
 		a, b, c := v.at(lo+rng.IntN(size)), v.at(lo+rng.IntN(size)), v.at(lo+rng.IntN(size))
 		pivot := max(min(a, b), min(max(a, b), c))
 		// Dutch national flag: [lo, lt) < pivot, [lt, gt) == pivot, [gt, hi) > pivot.
-		lt, i, gt := lo, lo, hi
-		for step := 1; i < gt; step++ {
+		if s, ok := v.run(lo, hi); ok {
+			l, g, err := partition(ctx, s, pivot)
+			if err != nil {
+				return err
+			}
+			stack = append(stack, [2]int{lo, lo + l}, [2]int{lo + g, hi})
+			continue
+		}
+		lt, i, gt := v.cursorAt(lo), v.cursorAt(lo), v.cursorAt(hi-1)
+		for step := 1; i.pos <= gt.pos; step++ {
 			if step%sortLeafLen == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			switch x := v.at(i); {
+			switch x := i.val(); {
 			case x < pivot:
-				v.set(i, v.at(lt))
-				v.set(lt, x)
-				lt++
-				i++
+				i.set(lt.val())
+				lt.set(x)
+				lt.forward()
+				i.forward()
 			case x > pivot:
-				gt--
-				v.set(i, v.at(gt))
-				v.set(gt, x)
+				i.set(gt.val())
+				gt.set(x)
+				gt.backward()
 			default:
-				i++
+				i.forward()
 			}
 		}
-		stack = append(stack, [2]int{lo, lt}, [2]int{gt, hi})
+		stack = append(stack, [2]int{lo, lt.pos}, [2]int{gt.pos + 1, hi})
+		continue
 	}
 	return nil
+}
+
+// partition is sortView's three-way partition of one slice: s[:lt] <
+// pivot, s[lt:gt] == pivot, s[gt:] > pivot.
+func partition(ctx context.Context, s []float64, pivot float64) (lt, gt int, err error) {
+	i := 0
+	gt = len(s)
+	for step := 1; i < gt; step++ {
+		if step%sortLeafLen == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
+		switch v := s[i]; {
+		case v < pivot:
+			s[lt], s[i] = s[i], s[lt]
+			lt++
+			i++
+		case v > pivot:
+			gt--
+			s[gt], s[i] = s[i], s[gt]
+		default:
+			i++
+		}
+	}
+	return lt, gt, nil
 }
 
 // BinarySample holds binary forecasts for the statistics that need more
@@ -321,23 +391,22 @@ func (t SortedBinary) Hits() int { return t.ones.n }
 // cells yields the distinct forecast values in ascending order with their
 // counts, merging the two sorted lists.
 func (t SortedBinary) cells() cellSeq {
-	z, o := t.zeros, t.ones
 	return func(yield func(float64, forecastCell) bool) {
-		i, j := 0, 0
-		for i < z.n || j < o.n {
+		z, o := t.zeros.cursorAt(0), t.ones.cursorAt(0)
+		for z.valid() || o.valid() {
 			var p float64
-			if j >= o.n || (i < z.n && z.at(i) <= o.at(j)) {
-				p = z.at(i)
+			if !o.valid() || (z.valid() && z.val() <= o.val()) {
+				p = z.val()
 			} else {
-				p = o.at(j)
+				p = o.val()
 			}
 			var c forecastCell
-			for i < z.n && z.at(i) == p {
-				i++
+			for z.valid() && z.val() == p {
+				z.forward()
 				c.n++
 			}
-			for j < o.n && o.at(j) == p {
-				j++
+			for o.valid() && o.val() == p {
+				o.forward()
 				c.n++
 				c.hits++
 			}
@@ -354,28 +423,27 @@ func (t SortedBinary) cells() cellSeq {
 // forecasts rise with p, and (p - 1)^2 of the outcome-1 forecasts fall
 // with p, so the two sorted lists merge without sorting again.
 func (t SortedBinary) SquaredErrors() iter.Seq2[float64, int] {
-	z, o := t.zeros, t.ones
-	sq0 := func(i int) float64 { p := z.at(i); return p * p }
-	sq1 := func(j int) float64 { d := o.at(j) - 1; return d * d }
 	return func(yield func(float64, int) bool) {
-		i, j := 0, o.n-1
-		for i < z.n || j >= 0 {
+		z, o := t.zeros.cursorAt(0), t.ones.cursorAt(t.ones.n-1)
+		sq0 := func() float64 { p := z.val(); return p * p }
+		sq1 := func() float64 { d := o.val() - 1; return d * d }
+		for z.valid() || o.valid() {
 			var e float64
 			switch {
-			case j < 0:
-				e = sq0(i)
-			case i >= z.n:
-				e = sq1(j)
+			case !o.valid():
+				e = sq0()
+			case !z.valid():
+				e = sq1()
 			default:
-				e = min(sq0(i), sq1(j))
+				e = min(sq0(), sq1())
 			}
 			c := 0
-			for i < z.n && sq0(i) == e {
-				i++
+			for z.valid() && sq0() == e {
+				z.forward()
 				c++
 			}
-			for j >= 0 && sq1(j) == e {
-				j--
+			for o.valid() && sq1() == e {
+				o.backward()
 				c++
 			}
 			if !yield(e, c) {
