@@ -505,13 +505,14 @@ func scoreGroup(ctx context.Context, key string, g *groupData, opts ScoreOptions
 
 func scoreBinary(ctx context.Context, out *ScoredGroup, t statistician.SortedBinary, opts ScoreOptions) error {
 	n := t.N()
-	m, err := t.Murphy()
+	m, c, err := t.MurphyAndCORP()
 	if err != nil {
 		return err
 	}
+	em := t.ErrorMoments(m.Brier)
 	out.Brier = ptr(m.Brier)
 	if n >= 2 {
-		out.BrierSE = ptr(t.BrierSE(m.Brier))
+		out.BrierSE = ptr(em.BrierSE())
 	}
 	if n < opts.MinResolved {
 		out.CalibrationReason = fmt.Sprintf("%d resolved forecasts, fewer than min-resolved %d", n, opts.MinResolved)
@@ -543,12 +544,8 @@ func scoreBinary(ctx context.Context, out *ScoredGroup, t statistician.SortedBin
 		Exact:  roundedTerms(m.Reliability, m.Resolution, m.Uncertainty),
 		Binned: binnedScores(binned),
 	}
-	c, err := t.CORP()
-	if err != nil {
-		return err
-	}
 	out.CORP = &CORPScores{MCB: rounded(c.MCB), DSC: rounded(c.DSC), UNC: rounded(c.UNC)}
-	return labelGroup(ctx, out, t, b, bss, c, opts)
+	return labelGroup(ctx, out, t, em, b, bss, c, opts)
 }
 
 // roundTrend rounds a learning trend's figures for the report, as every

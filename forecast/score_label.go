@@ -57,12 +57,12 @@ const (
 // the group: candidate while n < MinLabelForecasts; supported when the
 // interval's lower bound is above 0 and CORP DSC is above 0;
 // indistinguishable_from_luck otherwise.
-func labelGroup(ctx context.Context, out *ScoredGroup, t statistician.SortedBinary, b float64, bss statistician.SkillScore, c statistician.CORPDecomposition, opts ScoreOptions) error {
+func labelGroup(ctx context.Context, out *ScoredGroup, t statistician.SortedBinary, em statistician.ErrorMoments, b float64, bss statistician.SkillScore, c statistician.CORPDecomposition, opts ScoreOptions) error {
 	n := t.N()
 	if !bss.Defined() {
 		out.BSSCIReason = bss.Reason
 	} else {
-		iv, method, reason, err := skillInterval(ctx, t, b, opts)
+		iv, method, reason, err := skillInterval(ctx, t, em, b, opts)
 		if err != nil {
 			return err
 		}
@@ -92,15 +92,12 @@ func labelGroup(ctx context.Context, out *ScoredGroup, t statistician.SortedBina
 
 // skillInterval returns the 95% bootstrap percentile interval of
 // BSS = 1 - mean(e) / (b (1 - b)), the method that computed it, or a
-// reason when there is none.
-func skillInterval(ctx context.Context, t statistician.SortedBinary, b float64, opts ScoreOptions) (iv statistician.Interval, method, reason string, err error) {
+// reason when there is none. em holds the squared errors' moments about
+// their mean, the Brier score (t.ErrorMoments).
+func skillInterval(ctx context.Context, t statistician.SortedBinary, em statistician.ErrorMoments, b float64, opts ScoreOptions) (iv statistician.Interval, method, reason string, err error) {
 	ref := b * (1 - b)
 	bopts := statistician.BootstrapOptions{Resamples: opts.Resamples, Seed: opts.Seed}
-	k := 0
-	for range t.SquaredErrors() {
-		k++
-	}
-	n := t.N()
+	k, n := em.Distinct, t.N()
 	if k <= MaxMultinomialCells {
 		sq := make([]float64, 0, k)
 		counts := make([]int, 0, k)
@@ -120,7 +117,8 @@ func skillInterval(ctx context.Context, t statistician.SortedBinary, b float64, 
 		return res.CI, BootstrapMultinomial, res.Reason, err
 	}
 	if n >= MinIdealBootstrapForecasts {
-		ideal, err := statistician.IdealMeanBootstrapInterval(t.SquaredErrors(), 0.95)
+		nf := float64(n)
+		ideal, err := statistician.IdealMeanBootstrapFromMoments(n, em.Center, em.Sum2/nf, em.Sum3/nf, em.Sum4/nf, 0.95)
 		if err != nil {
 			return iv, "", "", err
 		}

@@ -42,6 +42,15 @@ func modelGroup(n, decimals int, skill float64, rare float64, seed uint64) stati
 
 func baseRateOf(t statistician.SortedBinary) float64 { return float64(t.Hits()) / float64(t.N()) }
 
+// skillIntervalOf is skillInterval as scoreBinary calls it.
+func skillIntervalOf(t statistician.SortedBinary, b float64, opts ScoreOptions) (statistician.Interval, string, string, error) {
+	m, err := t.Murphy()
+	if err != nil {
+		return statistician.Interval{}, "", "", err
+	}
+	return skillInterval(context.Background(), t, t.ErrorMoments(m.Brier), b, opts)
+}
+
 // The method follows the documented rule: few distinct squared errors,
 // multinomial; many, index below MinIdealBootstrapForecasts and
 // Cornish-Fisher from there on unless the resampled mean is too skewed.
@@ -58,7 +67,7 @@ func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 		{"4 decimals, 30,000", modelGroup(30_000, 4, 0.5, 0, 5), BootstrapCornishFisher},
 		{"rare events (0.25%), 12,000", modelGroup(12_000, -1, 0, 200, 6), BootstrapIndex},
 	} {
-		_, method, reason, err := skillInterval(context.Background(), c.t, baseRateOf(c.t), DefaultScoreOptions())
+		_, method, reason, err := skillIntervalOf(c.t, baseRateOf(c.t), DefaultScoreOptions())
 		if err != nil || reason != "" {
 			t.Fatalf("%s: %v %s", c.name, err, reason)
 		}
@@ -113,7 +122,7 @@ func TestCornishFisherLowerBoundAgreesWithTheIndexBootstrap(t *testing.T) {
 		{"rarer events (4%), 40,000", modelGroup(40_000, -1, 0.5, 20, 15)},
 	} {
 		b := baseRateOf(c.t)
-		got, method, _, err := skillInterval(context.Background(), c.t, b, DefaultScoreOptions())
+		got, method, _, err := skillIntervalOf(c.t, b, DefaultScoreOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +174,7 @@ func TestSkillIntervalCoverage(t *testing.T) {
 			_ = s.Add(p, y)
 		}
 		sorted, _ := s.Sorted(context.Background())
-		iv, method, _, err := skillInterval(context.Background(), sorted, b, opts)
+		iv, method, _, err := skillIntervalOf(sorted, b, opts)
 		if err != nil || method != BootstrapCornishFisher {
 			t.Fatalf("method %s, err %v", method, err)
 		}
@@ -231,7 +240,7 @@ func BenchmarkSkillInterval(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, _, err := skillInterval(context.Background(), c.t, baseRateOf(c.t), DefaultScoreOptions()); err != nil {
+				if _, _, _, err := skillIntervalOf(c.t, baseRateOf(c.t), DefaultScoreOptions()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -27,25 +27,45 @@ func brierSumOf(seq cellSeq) float64 {
 // murphyOf is the exact Murphy decomposition (see MurphyExact) of the
 // distinct values of seq, n forecasts of which hits came true.
 func murphyOf(seq cellSeq, tn, thits int64) MurphyDecomposition {
+	m, _ := murphyCORPOf(seq, tn, thits, false)
+	return m
+}
+
+// murphyCORPOf computes the exact Murphy decomposition and, when withCORP
+// is set, the CORP decomposition in one pass over seq: the same operations
+// in the same order as murphyOf and corpOf apart, so bit for bit the same
+// results.
+func murphyCORPOf(seq cellSeq, tn, thits int64, withCORP bool) (MurphyDecomposition, CORPDecomposition) {
 	n := float64(tn)
 	obar := float64(thits) / n
-	var rel, res exactSum
+	var rel, res, bsum exactSum
+	var p pav
 	distinct := 0
-	for p, c := range seq {
+	for v, c := range seq {
 		ok := float64(c.hits) / float64(c.n)
-		rel.add(float64(c.n) * (p - ok) * (p - ok))
+		rel.add(float64(c.n) * (v - ok) * (v - ok))
 		res.add(float64(c.n) * (ok - obar) * (ok - obar))
+		bsum.add(float64(c.n-c.hits) * v * v)
+		bsum.add(float64(c.hits) * (1 - v) * (1 - v))
+		if withCORP {
+			p.add(c)
+		}
 		distinct++
 	}
-	return MurphyDecomposition{
+	brierSum := bsum.Float64()
+	m := MurphyDecomposition{
 		N:           int(tn),
 		Distinct:    distinct,
 		BaseRate:    obar,
-		Brier:       brierSumOf(seq) / n,
+		Brier:       brierSum / n,
 		Reliability: rel.Float64() / n,
 		Resolution:  res.Float64() / n,
 		Uncertainty: obar * (1 - obar),
 	}
+	if !withCORP {
+		return m, CORPDecomposition{}
+	}
+	return m, p.result(brierSum, tn, thits)
 }
 
 // equalFrequencyOf bins the m forecasts of seq by the rule of
@@ -494,22 +514,59 @@ func binnedOf(seq cellSeq, n int64, bins int, method Binning) (BinnedMurphy, err
 	return BinnedMurphy{}, fmt.Errorf("statistician: binned murphy: unknown binning %q", method)
 }
 
-// BrierSE returns the standard error of the Brier score bs of the n >= 2
-// forecasts: the sample SD of the squared errors e_i = (p_i - y_i)^2 over
-// sqrt(n),
+// MurphyAndCORP returns Murphy and CORP together, in one pass: bit for bit
+// what the two methods give. It returns an error when there are no
+// forecasts.
+func (t SortedBinary) MurphyAndCORP() (MurphyDecomposition, CORPDecomposition, error) {
+	if t.N() == 0 {
+		return MurphyDecomposition{}, CORPDecomposition{}, fmt.Errorf("statistician: no forecasts")
+	}
+	m, c := murphyCORPOf(t.cells(), int64(t.N()), int64(t.Hits()), true)
+	return m, c, nil
+}
+
+// ErrorMoments summarises the squared errors e_i = (p_i - y_i)^2 of a
+// sample about a center c (the Brier score, their mean, for the moments
+// below to be central).
+type ErrorMoments struct {
+	N        int     // forecasts
+	Distinct int     // distinct squared errors
+	Center   float64 // c
+	// Sum2 is sum (e_i - c)^2, summed exactly; Sum3 and Sum4 are
+	// sum (e_i - c)^3 and ^4 (compensated sums).
+	Sum2, Sum3, Sum4 float64
+}
+
+// ErrorMoments returns the squared errors' moments about c in one pass.
+func (t SortedBinary) ErrorMoments(c float64) ErrorMoments {
+	out := ErrorMoments{N: t.N(), Center: c}
+	var s2 exactSum
+	var s3, s4 neumaierSum
+	for e, k := range t.SquaredErrors() {
+		d := e - c
+		s2.addTimes(d*d, uint64(k))
+		w := float64(k)
+		s3.add(w * d * d * d)
+		s4.add(w * d * d * d * d)
+		out.Distinct++
+	}
+	out.Sum2, out.Sum3, out.Sum4 = s2.Float64(), s3.value(), s4.value()
+	return out
+}
+
+// BrierSE returns the standard error of the Brier score of n >= 2
+// forecasts from their squared errors' moments about the Brier score bs:
+// the sample SD of the squared errors e_i = (p_i - y_i)^2 over sqrt(n),
 //
 //	SE = sqrt( sum (e_i - bs)^2 / (n - 1) / n )
 //
 // with the sum exact (order-independent). It returns 0 when n < 2.
-func (t SortedBinary) BrierSE(bs float64) float64 {
-	n := t.N()
-	if n < 2 {
+func (m ErrorMoments) BrierSE() float64 {
+	if m.N < 2 {
 		return 0
 	}
-	var ss exactSum
-	for e, c := range t.SquaredErrors() {
-		d := e - bs
-		ss.addTimes(d*d, uint64(c))
-	}
-	return math.Sqrt(ss.Float64() / float64(n-1) / float64(n))
+	return math.Sqrt(m.Sum2 / float64(m.N-1) / float64(m.N))
 }
+
+// BrierSE is ErrorMoments(bs).BrierSE().
+func (t SortedBinary) BrierSE(bs float64) float64 { return t.ErrorMoments(bs).BrierSE() }

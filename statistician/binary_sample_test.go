@@ -87,6 +87,26 @@ func TestSortedBinaryEqualsTheSliceFunctionsInAnyOrder(t *testing.T) {
 			if d := cmp.Diff(wantC, c); d != "" {
 				t.Errorf("n=%d: CORP (-slices +sorted):\n%s", n, d)
 			}
+			m2, c2, err := s.MurphyAndCORP()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff([2]any{wantM, wantC}, [2]any{m2, c2}); d != "" {
+				t.Errorf("n=%d: MurphyAndCORP (-apart +together):\n%s", n, d)
+			}
+			// The squared errors' moments about the Brier score, by a
+			// plain loop over the forecasts.
+			var s2, s3, s4 float64
+			for i := range p {
+				d := (p[i]-float64(y[i]))*(p[i]-float64(y[i])) - wantM.Brier
+				s2 += d * d
+				s3 += d * d * d
+				s4 += d * d * d * d
+			}
+			em := s.ErrorMoments(wantM.Brier)
+			if em.N != n || math.Abs(em.Sum2-s2) > 1e-9*(1+s2) || math.Abs(em.Sum3-s3) > 1e-9*(1+math.Abs(s3)) || math.Abs(em.Sum4-s4) > 1e-9*(1+s4) {
+				t.Errorf("n=%d: moments %+v, loop %v %v %v", n, em, s2, s3, s4)
+			}
 			i := 0
 			for _, meth := range []Binning{EqualFrequencyBins, FixedBins} {
 				for _, k := range []int{1, 4, 10, 37} {

@@ -70,7 +70,18 @@ func IdealMeanBootstrapInterval(cells iter.Seq2[float64, int], level float64) (I
 		s3.add(w * d * d * d)
 		s4.add(w * d * d * d * d)
 	}
-	mu2, mu3, mu4 := s2.value()/nf, s3.value()/nf, s4.value()/nf
+	return IdealMeanBootstrapFromMoments(n, m, s2.value()/nf, s3.value()/nf, s4.value()/nf, level)
+}
+
+// IdealMeanBootstrapFromMoments is IdealMeanBootstrapInterval from the
+// sample's size n, mean m and central moments mu2, mu3, mu4 (divided by
+// n), for a caller that has them already. It returns an error when n < 1
+// or level is outside (0, 1).
+func IdealMeanBootstrapFromMoments(n int, m, mu2, mu3, mu4, level float64) (IdealMeanBootstrap, error) {
+	if n < 1 || !(level > 0 && level < 1) {
+		return IdealMeanBootstrap{}, fmt.Errorf("statistician: ideal bootstrap: n %d, level %v", n, level)
+	}
+	nf := float64(n)
 	out := IdealMeanBootstrap{N: n, Mean: m, CI: Interval{Lower: m, Upper: m}}
 	if !(mu2 > 0) {
 		return out, nil

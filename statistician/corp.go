@@ -43,24 +43,38 @@ func CORP(p []float64, y []int) (CORPDecomposition, error) {
 // of which hits came true. Its memory is the PAV stack, at most one block
 // per distinct value and in practice far fewer.
 func corpOf(seq cellSeq, tn, thits int64) CORPDecomposition {
-	// Pool adjacent violators: blocks of consecutive values whose pooled
-	// rates are strictly increasing.
-	var blocks []forecastCell
+	var p pav
 	for _, c := range seq {
-		blocks = append(blocks, c)
-		for len(blocks) > 1 && !rateBelow(blocks[len(blocks)-2], blocks[len(blocks)-1]) {
-			last := blocks[len(blocks)-1]
-			blocks = blocks[:len(blocks)-1]
-			blocks[len(blocks)-1].n += last.n
-			blocks[len(blocks)-1].hits += last.hits
-		}
+		p.add(c)
 	}
+	return p.result(brierSumOf(seq), tn, thits)
+}
+
+// pav pools adjacent violators: blocks of consecutive values whose pooled
+// rates are strictly increasing, fed one distinct value at a time.
+type pav struct {
+	blocks []forecastCell
+}
+
+func (p *pav) add(c forecastCell) {
+	p.blocks = append(p.blocks, c)
+	for len(p.blocks) > 1 && !rateBelow(p.blocks[len(p.blocks)-2], p.blocks[len(p.blocks)-1]) {
+		last := p.blocks[len(p.blocks)-1]
+		p.blocks = p.blocks[:len(p.blocks)-1]
+		p.blocks[len(p.blocks)-1].n += last.n
+		p.blocks[len(p.blocks)-1].hits += last.hits
+	}
+}
+
+// result is the CORP decomposition from the pooled blocks and the exact
+// sum of the squared errors (N times the Brier score).
+func (p *pav) result(brierSum float64, tn, thits int64) CORPDecomposition {
 	n := float64(tn)
 	var rc exactSum
-	for _, b := range blocks {
+	for _, b := range p.blocks {
 		rc.add(float64(b.hits) * float64(b.n-b.hits) / float64(b.n))
 	}
-	bs := brierSumOf(seq) / n
+	bs := brierSum / n
 	bsrc := rc.Float64() / n
 	// UNC = o(1-o) written as h(n-h)/n / n, the same operations as a
 	// single PAV block, so that a forecast PAV pools into one block (no
