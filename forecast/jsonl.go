@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/statistician"
@@ -96,11 +95,6 @@ func (e *LineError) Is(target error) bool { return target == ErrBadLine }
 // bounded by a few batches of lines whatever the input. A UTF-8
 // byte-order mark at the start of the input is skipped; anywhere else it
 // makes its line bad, with an error that says "byte-order mark".
-//
-// The strings of the forecasts passed to fn (ID, Agent, Fields) may share
-// memory with the batch of lines they were read in: a caller that keeps
-// them beyond the call should keep copies (strings.Clone), or it keeps the
-// batch alive.
 //
 // ReadJSONL returns an error when r fails, ctx is done, or fn returns one.
 func ReadJSONL(ctx context.Context, r io.Reader, source string, opts JSONLOptions, fn func(Forecast) error) (JSONLResult, error) {
@@ -190,6 +184,7 @@ var errLineTooLong = fmt.Errorf("line longer than %d bytes (1 MiB), not read", M
 type lineBatch struct {
 	seq     int
 	members []member // scratch of the parser
+	names   interner // repeated labels and field values, allocated once
 	buf     []byte
 	ends    []int
 	nums    []int
@@ -201,11 +196,10 @@ func (b *lineBatch) reset() {
 	b.buf, b.ends, b.nums, b.tooLong, b.out = b.buf[:0], b.ends[:0], b.nums[:0], b.tooLong[:0], b.out[:0]
 }
 
-// parse parses every line of the batch into b.out. The forecasts' strings
-// are substrings of one string copy of the batch (no allocation per
-// line); a caller that keeps them long should clone them.
+// parse parses every line of the batch into b.out. Repeated labels
+// (agents, grouping fields) are allocated once per batch's table, so
+// parsing allocates little besides each line's id.
 func (b *lineBatch) parse(keep map[string]bool) {
-	text := string(b.buf)
 	b.out = slices.Grow(b.out[:0], len(b.nums))[:len(b.nums)]
 	start := 0
 	for i, end := range b.ends {
@@ -214,10 +208,33 @@ func (b *lineBatch) parse(keep map[string]bool) {
 		if b.tooLong[i] {
 			pl.f, pl.resolved, pl.err = Forecast{}, false, errLineTooLong
 		} else {
-			pl.f, pl.resolved, pl.err = parseForecastText(b.buf[start:end], text[start:end], keep, &b.members)
+			pl.f, pl.resolved, pl.err = parseForecastBytes(b.buf[start:end], keep, &b.members, &b.names)
 		}
 		start = end
 	}
+}
+
+// interner hands out one string per distinct byte sequence, for up to
+// maxInterned of them (then it allocates each time), so that the labels
+// repeated on every line (an agent, a team) cost no allocation per line.
+type interner struct {
+	m map[string]string
+}
+
+const maxInterned = 4096
+
+func (in *interner) get(b []byte) string {
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in.m == nil {
+		in.m = make(map[string]string)
+	}
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+	}
+	return s
 }
 
 // readBatches cuts r into batches of lines (see lineBatch), taking fresh
@@ -385,39 +402,34 @@ func eachParsedLine(ctx context.Context, r io.Reader, keep map[string]bool, fn f
 // field (see BadLine).
 func ParseForecastLine(line []byte) (f Forecast, resolved bool, err error) {
 	var scratch []member
-	return parseForecastText(line, string(line), nil, &scratch)
+	return parseForecastBytes(line, nil, &scratch, nil)
 }
 
 // jsonValue is one top-level value of a line: its kind (the first byte:
-// '"', 't', 'f', 'n', '[', '{' or a number's first byte), its raw bytes,
-// and, when the caller has it, the same text as a string (s), so that
-// strings and numbers are read without a copy.
+// '"', 't', 'f', 'n', '[', '{' or a number's first byte) and its raw
+// bytes.
 type jsonValue struct {
 	kind byte
 	raw  []byte
-	s    string
 	// plain is set when every string of the line is plain (see
-	// validJSONText): s needs no decoding.
+	// validJSONText): a string's bytes are its text.
 	plain bool
+	// names, when set, turns repeated strings into one allocation.
+	names *interner
 }
 
-// text returns the value's raw text as a string.
-func (v jsonValue) text() string {
-	if v.s != "" || len(v.raw) == 0 {
-		return v.s
+// str returns b as a string, interned when the value has a table.
+func (v jsonValue) str(b []byte) string {
+	if v.names != nil {
+		return v.names.get(b)
 	}
-	return string(v.raw)
+	return string(b)
 }
 
-// parseForecastText parses one line; text holds the same bytes as line,
-// and the forecast's strings are substrings of it.
-func parseForecastText(line []byte, text string, keep map[string]bool, scratch *[]member) (f Forecast, resolved bool, err error) {
-	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) > 0 {
-		lead := len(line) - len(bytes.TrimLeftFunc(line, unicode.IsSpace))
-		text = text[lead : lead+len(trimmed)]
-	}
-	line = trimmed
+// parseForecastBytes parses one line; strings the forecast keeps are
+// copies (interned through names when they repeat), never views of line.
+func parseForecastBytes(line []byte, keep map[string]bool, scratch *[]member, names *interner) (f Forecast, resolved bool, err error) {
+	line = bytes.TrimSpace(line)
 	*scratch = (*scratch)[:0]
 	valid, plain := validJSONMembers(line, scratch)
 	if !valid {
@@ -428,14 +440,16 @@ func parseForecastText(line []byte, text string, keep map[string]bool, scratch *
 	}
 	var confidence, probs, outcome jsonValue
 	for _, m := range *scratch {
-		key := text[m.key0+1 : m.key1-1]
-		if !plain && needsDecoding(line[m.key0+1:m.key1-1]) {
-			if key, err = stringValue(line[m.key0:m.key1]); err != nil {
+		rawKey := line[m.key0+1 : m.key1-1]
+		var decodedKey string
+		if !plain && needsDecoding(rawKey) {
+			if decodedKey, err = stringValue(line[m.key0:m.key1]); err != nil {
 				return Forecast{}, false, err
 			}
+			rawKey = []byte(decodedKey)
 		}
-		v := jsonValue{kind: line[m.val0], raw: line[m.val0:m.val1], s: text[m.val0:m.val1], plain: plain}
-		switch key {
+		v := jsonValue{kind: line[m.val0], raw: line[m.val0:m.val1], plain: plain}
+		switch string(rawKey) {
 		case "confidence":
 			confidence = v
 		case "probs":
@@ -447,6 +461,7 @@ func parseForecastText(line []byte, text string, keep map[string]bool, scratch *
 				return Forecast{}, false, err
 			}
 		case "agent":
+			v.names = names
 			if f.Agent, err = labelValue("agent", v); err != nil {
 				return Forecast{}, false, err
 			}
@@ -455,12 +470,13 @@ func parseForecastText(line []byte, text string, keep map[string]bool, scratch *
 				return Forecast{}, false, err
 			}
 		}
-		if keep == nil || keep[key] {
+		if keep == nil || keep[string(rawKey)] {
+			v.names = names
 			if s, ok := scalarText(v); ok {
 				if f.Fields == nil {
 					f.Fields = make(map[string]string, 4)
 				}
-				f.Fields[key] = s
+				f.Fields[v.str(rawKey)] = s
 			}
 		}
 	}
@@ -741,7 +757,7 @@ func numberValue(v jsonValue) (float64, error) {
 	if x, ok := plainDecimal(v.raw); ok {
 		return x, nil
 	}
-	x, err := strconv.ParseFloat(v.text(), 64)
+	x, err := strconv.ParseFloat(string(v.raw), 64)
 	if err != nil || math.IsInf(x, 0) {
 		return 0, fmt.Errorf("not a finite number: %s", excerpt(v.raw))
 	}
@@ -825,16 +841,15 @@ func labelValue(field string, v jsonValue) (string, error) {
 		}
 		return s, nil
 	case v.kind == '-' || (v.kind >= '0' && v.kind <= '9'):
-		return v.text(), nil
+		return v.str(v.raw), nil
 	}
 	return "", fieldErrorf(field, "must be a string, got %s", excerpt(v.raw))
 }
 
-// stringText decodes a string value, as a substring of the line when it
-// has no escapes.
+// stringText decodes a string value; a plain one is its bytes.
 func stringText(v jsonValue) (string, error) {
-	if v.s != "" && (v.plain || !needsDecoding(v.raw[1:len(v.raw)-1])) {
-		return v.s[1 : len(v.s)-1], nil
+	if body := v.raw[1 : len(v.raw)-1]; v.plain || !needsDecoding(body) {
+		return v.str(body), nil
 	}
 	return stringValue(v.raw)
 }
@@ -849,5 +864,5 @@ func scalarText(v jsonValue) (string, bool) {
 	case 'n', '[', '{':
 		return "", false
 	}
-	return v.text(), true
+	return v.str(v.raw), true
 }

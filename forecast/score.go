@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -297,9 +296,7 @@ func (s *Scorer) Add(f Forecast) error {
 	g := s.groups[key]
 	if g == nil {
 		g = &groupData{}
-		// The key may share memory with a whole batch of input lines
-		// (ReadJSONL); keep a copy of its own.
-		s.groups[strings.Clone(key)] = g
+		s.groups[key] = g
 	}
 	switch f.Kind {
 	case Binary:
@@ -310,7 +307,7 @@ func (s *Scorer) Add(f Forecast) error {
 			return fmt.Errorf("forecast: %s:%d: %w", f.Source, f.Line, err)
 		}
 		if s.opts.TrendWindow >= 2 {
-			g.binary = append(g.binary, Forecast{ID: strings.Clone(f.ID), At: f.At, Kind: Binary, Confidence: f.Confidence, Outcome: f.Outcome})
+			g.binary = append(g.binary, Forecast{ID: f.ID, At: f.At, Kind: Binary, Confidence: f.Confidence, Outcome: f.Outcome})
 		}
 	case Ordinal:
 		if g.rps == nil {
