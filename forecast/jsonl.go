@@ -70,9 +70,10 @@ var ErrBadLine = errors.New("bad forecast line")
 // Is makes errors.Is(err, ErrBadLine) true for a *LineError.
 func (e *LineError) Is(target error) bool { return target == ErrBadLine }
 
-// ReadJSONL reads forecasts from r, one JSON object a line, and calls fn
-// with each, in input order, without holding more than one line in
-// memory. source names the input in Forecast.Source and in bad lines.
+// ReadJSONL reads forecasts from r, one JSON object a line, parses them on
+// every core and calls fn with each, in input order, holding at most a few
+// batches of lines. source names the input in Forecast.Source and in bad
+// lines.
 //
 // A binary forecast is
 //
