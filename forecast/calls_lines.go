@@ -57,9 +57,6 @@ func (l ReadLimits) resolve() (ReadLimits, error) {
 	return l, nil
 }
 
-// utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
 // Problems a line can have before it is parsed; each becomes a bad line
 // with field "line".
 var (
@@ -67,7 +64,7 @@ var (
 	errLineNUL = errors.New("contains a NUL byte: not UTF-8 text")
 )
 
-func errLineTooLong(limit int) error {
+func lineTooLong(limit int) error {
 	return fmt.Errorf("longer than %d bytes (the line limit)", limit)
 }
 
@@ -233,7 +230,7 @@ func (cr *chunkReader) next(ctx context.Context) (*lineChunk, error) {
 // maxLine, starts with a byte-order mark, or holds a NUL byte.
 func (c *lineChunk) each(maxLine int, fn func(line []byte, n int), bad func(n int, err error)) {
 	if c.long {
-		bad(c.first, errLineTooLong(maxLine))
+		bad(c.first, lineTooLong(maxLine))
 		return
 	}
 	data := c.data
@@ -246,7 +243,7 @@ func (c *lineChunk) each(maxLine int, fn func(line []byte, n int), bad func(n in
 		}
 		switch {
 		case len(line) > maxLine:
-			bad(n, errLineTooLong(maxLine))
+			bad(n, lineTooLong(maxLine))
 		case bytes.IndexByte(line, 0) >= 0:
 			bad(n, errLineNUL)
 		case bytes.HasPrefix(bytes.TrimLeft(line, " \t"), utf8BOM):

@@ -39,7 +39,7 @@ func readAllParallel(t *testing.T, in string, strict bool) ([]Forecast, JSONLRes
 }
 
 func TestParallelParsingEqualsSequential(t *testing.T) {
-	in := bigInput(3*parseBatchLines + 123)
+	in := bigInput(max(3*parseBatchLines, 12_000) + 123)
 	prev := runtime.GOMAXPROCS(1)
 	seqF, seqRes, seqErr := readAllParallel(t, in, false)
 	runtime.GOMAXPROCS(4)

@@ -1,10 +1,10 @@
 package forecast
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -154,6 +154,9 @@ type ScoredGroup struct {
 	BSSReason    string                 `yaml:"bss_reason,omitempty" json:"bss_reason,omitempty"`
 	BSSCI95      *statistician.Interval `yaml:"bss_ci95" json:"bss_ci95"`
 	BSSCIReason  string                 `yaml:"bss_ci95_reason,omitempty" json:"bss_ci95_reason,omitempty"`
+	// BSSCIMethod says how BSSCI95 was computed: multinomial, index or
+	// cornish-fisher (see BootstrapMultinomial and the others).
+	BSSCIMethod string `yaml:"bss_ci95_method,omitempty" json:"bss_ci95_method,omitempty"`
 
 	Murphy       *MurphyScores `yaml:"murphy" json:"murphy"`
 	MurphyReason string        `yaml:"murphy_reason,omitempty" json:"murphy_reason,omitempty"`
@@ -232,12 +235,12 @@ type RPSScores struct {
 	RPSSReason  string    `yaml:"rpss_reason,omitempty" json:"rpss_reason,omitempty"`
 }
 
-// groupData is what a group keeps until it is scored: binary forecasts as
-// columns (the label's bootstrap and equal-frequency bins need them) and
-// ordinal ones through a streaming accumulator.
+// groupData is what a group keeps until it is scored: binary forecasts in
+// a statistician.BinarySample (8 bytes each: equal-frequency bins, CORP
+// and the label's bootstrap need the values) and ordinal ones through a
+// streaming accumulator.
 type groupData struct {
-	p []float64
-	y []int
+	bin statistician.BinarySample
 	// binary keeps the binary forecasts when a learning trend is wanted.
 	binary []Forecast
 	rps    *statistician.RPSAccumulator
@@ -247,8 +250,10 @@ type groupData struct {
 }
 
 // Scorer scores forecasts from any source: Add them one at a time, then
-// Report. It keeps 16 bytes per binary forecast and O(categories) for
-// ordinal ones.
+// Report. It keeps 8 bytes per binary forecast (with --trend, the
+// forecasts too) and O(categories) per group for ordinal ones. The report
+// depends on the multiset of forecasts only, never on the order they were
+// added in.
 type Scorer struct {
 	opts    ScoreOptions
 	groups  map[string]*groupData
@@ -298,8 +303,9 @@ func (s *Scorer) Add(f Forecast) error {
 		if !(f.Confidence >= 0 && f.Confidence <= 1) || (f.Outcome != 0 && f.Outcome != 1) {
 			return fmt.Errorf("forecast: %s:%d: binary forecast %v with outcome %d", f.Source, f.Line, f.Confidence, f.Outcome)
 		}
-		g.p = append(g.p, f.Confidence)
-		g.y = append(g.y, f.Outcome)
+		if err := g.bin.Add(f.Confidence, f.Outcome); err != nil {
+			return fmt.Errorf("forecast: %s:%d: %w", f.Source, f.Line, err)
+		}
 		if s.opts.TrendWindow >= 2 {
 			g.binary = append(g.binary, Forecast{ID: f.ID, At: f.At, Kind: Binary, Confidence: f.Confidence, Outcome: f.Outcome})
 		}
@@ -325,19 +331,26 @@ func (s *Scorer) Add(f Forecast) error {
 }
 
 // Report scores every group, concurrently, and returns them sorted by
-// key with the report-level warnings.
+// key with the report-level warnings. It is ReportContext without a
+// deadline.
 func (s *Scorer) Report() (groups []ScoredGroup, warnings []string, err error) {
+	return s.ReportContext(context.Background())
+}
+
+// ReportContext is Report that stops with ctx.Err() when ctx is done: the
+// sort and the bootstrap look at ctx at least every few milliseconds.
+func (s *Scorer) ReportContext(ctx context.Context) (groups []ScoredGroup, warnings []string, err error) {
 	keys := make([]string, 0, len(s.groups))
 	for k := range s.groups {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	groups = make([]ScoredGroup, len(keys))
-	var eg errgroup.Group
+	eg, ctx := errgroup.WithContext(ctx)
 	eg.SetLimit(runtime.GOMAXPROCS(0))
 	for i, k := range keys {
 		eg.Go(func() error {
-			g, err := scoreGroup(k, s.groups[k], s.opts)
+			g, err := scoreGroup(ctx, k, s.groups[k], s.opts)
 			groups[i] = g
 			return err
 		})
@@ -356,18 +369,29 @@ func (s *Scorer) Report() (groups []ScoredGroup, warnings []string, err error) {
 }
 
 // Score groups forecasts by opts.By and scores each group (see
-// ScoredGroup); it is the entry point for every forecast source.
+// ScoredGroup); it is the entry point for every forecast source. It is
+// ScoreContext without a deadline.
 func Score(fs []Forecast, opts ScoreOptions) (ScoreReport, error) {
+	return ScoreContext(context.Background(), fs, opts)
+}
+
+// ScoreContext is Score that stops with ctx.Err() when ctx is done.
+func ScoreContext(ctx context.Context, fs []Forecast, opts ScoreOptions) (ScoreReport, error) {
 	s, err := NewScorer(opts)
 	if err != nil {
 		return ScoreReport{}, err
 	}
-	for _, f := range fs {
+	for i, f := range fs {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ScoreReport{}, err
+			}
+		}
 		if err := s.Add(f); err != nil {
 			return ScoreReport{}, err
 		}
 	}
-	return s.ScoreReport()
+	return s.ScoreReportContext(ctx)
 }
 
 func reportOptions(o ScoreOptions) ReportOptions {
@@ -379,9 +403,16 @@ func reportOptions(o ScoreOptions) ReportOptions {
 
 // ScoreReport returns the whole report (see Score): Options, Groups and
 // Warnings filled, Inputs and BadLines empty; the caller fills
-// GeneratedBy, Inputs and BadLines.
+// GeneratedBy, Inputs and BadLines. It is ScoreReportContext without a
+// deadline.
 func (s *Scorer) ScoreReport() (ScoreReport, error) {
-	groups, warnings, err := s.Report()
+	return s.ScoreReportContext(context.Background())
+}
+
+// ScoreReportContext is ScoreReport that stops with ctx.Err() when ctx is
+// done (see ReportContext).
+func (s *Scorer) ScoreReportContext(ctx context.Context) (ScoreReport, error) {
+	groups, warnings, err := s.ReportContext(ctx)
 	if err != nil {
 		return ScoreReport{}, err
 	}
@@ -421,8 +452,8 @@ func roundedInterval(iv statistician.Interval) *statistician.Interval {
 }
 
 // scoreGroup computes every statistic of one group.
-func scoreGroup(key string, g *groupData, opts ScoreOptions) (ScoredGroup, error) {
-	out := ScoredGroup{Key: key, Binary: len(g.p)}
+func scoreGroup(ctx context.Context, key string, g *groupData, opts ScoreOptions) (ScoredGroup, error) {
+	out := ScoredGroup{Key: key, Binary: g.bin.Len()}
 	if g.otherK > 0 {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%d ordinal forecasts not scored: their number of categories differs from the group's first forecast's", g.otherK))
 	}
@@ -450,7 +481,11 @@ func scoreGroup(key string, g *groupData, opts ScoreOptions) (ScoredGroup, error
 		out.Label, out.LabelReason = LabelCandidate, fmt.Sprintf("%d binary forecasts, the label needs at least %d", 0, MinLabelForecasts)
 		return out, nil
 	}
-	if err := scoreBinary(&out, g.p, g.y, opts); err != nil {
+	sorted, err := g.bin.Sorted(ctx)
+	if err != nil {
+		return out, fmt.Errorf("forecast: score group %q: %w", key, err)
+	}
+	if err := scoreBinary(ctx, &out, sorted, opts); err != nil {
 		return out, fmt.Errorf("forecast: score group %q: %w", key, err)
 	}
 	if opts.TrendWindow >= 2 {
@@ -465,15 +500,16 @@ func scoreGroup(key string, g *groupData, opts ScoreOptions) (ScoredGroup, error
 	return out, nil
 }
 
-func scoreBinary(out *ScoredGroup, p []float64, y []int, opts ScoreOptions) error {
-	n := len(p)
-	m, err := statistician.MurphyExact(p, y)
+func scoreBinary(ctx context.Context, out *ScoredGroup, t statistician.SortedBinary, opts ScoreOptions) error {
+	n := t.N()
+	m, c, err := t.MurphyAndCORP()
 	if err != nil {
 		return err
 	}
+	em := t.ErrorMoments(m.Brier)
 	out.Brier = ptr(m.Brier)
 	if n >= 2 {
-		out.BrierSE = ptr(brierSE(p, y, m.Brier))
+		out.BrierSE = ptr(em.BrierSE())
 	}
 	if n < opts.MinResolved {
 		out.CalibrationReason = fmt.Sprintf("%d resolved forecasts, fewer than min-resolved %d", n, opts.MinResolved)
@@ -497,7 +533,7 @@ func scoreBinary(out *ScoredGroup, p []float64, y []int, opts ScoreOptions) erro
 	} else {
 		out.BSSReason = bss.Reason
 	}
-	binned, err := statistician.MurphyBinned(p, y, opts.Bins, opts.Binning)
+	binned, err := t.Binned(opts.Bins, opts.Binning)
 	if err != nil {
 		return err
 	}
@@ -505,12 +541,8 @@ func scoreBinary(out *ScoredGroup, p []float64, y []int, opts ScoreOptions) erro
 		Exact:  roundedTerms(m.Reliability, m.Resolution, m.Uncertainty),
 		Binned: binnedScores(binned),
 	}
-	c, err := statistician.CORP(p, y)
-	if err != nil {
-		return err
-	}
 	out.CORP = &CORPScores{MCB: rounded(c.MCB), DSC: rounded(c.DSC), UNC: rounded(c.UNC)}
-	return labelGroup(out, p, y, b, bss, c, opts)
+	return labelGroup(ctx, out, t, em, b, bss, c, opts)
 }
 
 // roundTrend rounds a learning trend's figures for the report, as every
@@ -526,21 +558,6 @@ func roundTrend(tr *TrendResult) {
 			s.CI95 = statistician.Interval{Lower: rounded(s.CI95.Lower), Upper: rounded(s.CI95.Upper)}
 		}
 	}
-}
-
-// brierSE is the standard error of the Brier score bs of n >= 2
-// forecasts: the sample SD of the squared errors over sqrt(n),
-//
-//	SE = sqrt( sum((e_i - bs)^2) / (n - 1) / n ),  e_i = (p_i - y_i)^2
-func brierSE(p []float64, y []int, bs float64) float64 {
-	ss := 0.0
-	for i := range p {
-		d := p[i] - float64(y[i])
-		e := d*d - bs
-		ss += e * e
-	}
-	n := float64(len(p))
-	return math.Sqrt(ss / (n - 1) / n)
 }
 
 func roundedTerms(rel, res, unc float64) MurphyTerms {
@@ -562,72 +579,4 @@ func binnedScores(b statistician.BinnedMurphy) BinnedScores {
 		out.Table[i] = row
 	}
 	return out
-}
-
-// labelGroup bootstraps the Brier skill score against the frozen base
-// rate b and labels the group: candidate while n < MinLabelForecasts;
-// supported when the bootstrap 95% lower bound of BSS is above 0 and CORP
-// DSC is above 0; indistinguishable_from_luck otherwise.
-func labelGroup(out *ScoredGroup, p []float64, y []int, b float64, bss statistician.SkillScore, c statistician.CORPDecomposition, opts ScoreOptions) error {
-	n := len(p)
-	if !bss.Defined() {
-		out.BSSCIReason = bss.Reason
-	} else {
-		// BSS against the frozen rate depends on the forecasts only through
-		// their squared errors, so the bootstrap resamples the counts of
-		// each distinct squared error (statistician.BootstrapCounts: the
-		// same distribution as resampling forecasts, at O(distinct values)
-		// per resample; stated confidences take few distinct values).
-		cellOf := map[float64]int{}
-		var sq []float64
-		for i := range p {
-			d := p[i] - float64(y[i])
-			if _, ok := cellOf[d*d]; !ok {
-				cellOf[d*d] = 0
-				sq = append(sq, d*d)
-			}
-		}
-		slices.Sort(sq)
-		for j, v := range sq {
-			cellOf[v] = j
-		}
-		counts := make([]int, len(sq))
-		for i := range p {
-			d := p[i] - float64(y[i])
-			counts[cellOf[d*d]]++
-		}
-		ref := b * (1 - b)
-		stat := func(c []int) (float64, bool) {
-			s, m := 0.0, 0
-			for j, x := range c {
-				s += float64(x) * sq[j]
-				m += x
-			}
-			return 1 - s/float64(m)/ref, true
-		}
-		res, err := statistician.BootstrapCounts(counts, stat, statistician.BootstrapOptions{Resamples: opts.Resamples, Seed: opts.Seed})
-		if err != nil {
-			return err
-		}
-		if res.Reason != "" {
-			out.BSSCIReason = res.Reason
-		} else {
-			out.BSSCI95 = roundedInterval(res.CI)
-		}
-	}
-	switch {
-	case n < MinLabelForecasts:
-		out.Label = LabelCandidate
-		out.LabelReason = fmt.Sprintf("%d binary forecasts, the label needs at least %d", n, MinLabelForecasts)
-	case out.BSSCI95 == nil:
-		out.Label = LabelIndistinguish
-		out.LabelReason = "no bootstrap interval for the skill score: " + out.BSSCIReason
-	case out.BSSCI95.Lower > 0 && c.DSC > 0:
-		out.Label = LabelSupported
-		out.LabelReason = fmt.Sprintf("bootstrap 95%% lower bound of BSS %.4g > 0 and CORP DSC %.4g > 0", out.BSSCI95.Lower, c.DSC)
-	default:
-		out.Label = LabelIndistinguish
-		out.LabelReason = fmt.Sprintf("bootstrap 95%% lower bound of BSS %.4g, CORP DSC %.4g: both must be > 0", out.BSSCI95.Lower, c.DSC)
-	}
-	return nil
 }

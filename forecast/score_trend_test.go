@@ -1,18 +1,29 @@
 package forecast
 
 import (
+	"context"
 	"math"
 	"testing"
+
+	"github.com/evalcal/evalcal/statistician"
 )
 
 // Five forecasts at 0.7, four right: squared errors 0.09 x4 and 0.49,
 // Brier 0.17, deviations -0.08 x4 and 0.32, sum of squares 0.128,
 // SE = sqrt(0.128 / 4 / 5) = 0.08 (hand-worked).
 func TestBrierSEHandWorked(t *testing.T) {
-	p := []float64{0.7, 0.7, 0.7, 0.7, 0.7}
-	y := []int{1, 1, 1, 1, 0}
-	if got := brierSE(p, y, 0.17); math.Abs(got-0.08) > 1e-12 {
-		t.Errorf("brierSE = %v, want 0.08", got)
+	var s statistician.BinarySample
+	for _, y := range []int{1, 1, 1, 1, 0} {
+		if err := s.Add(0.7, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sorted, err := s.Sorted(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sorted.BrierSE(0.17); math.Abs(got-0.08) > 1e-12 {
+		t.Errorf("BrierSE = %v, want 0.08", got)
 	}
 }
 

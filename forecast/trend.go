@@ -1,10 +1,11 @@
 package forecast
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -68,8 +69,8 @@ type TrendResult struct {
 	Warnings []string `yaml:"warnings" json:"warnings"`
 }
 
-// Trend splits Binary forecasts, sorted by At (stable: input order on
-// ties), into consecutive windows of window forecasts, computes each
+// Trend splits Binary forecasts, sorted by At (ties by ID, then
+// confidence and outcome, so that the input's order does not matter), into consecutive windows of window forecasts, computes each
 // window's exact Murphy decomposition (statistician.MurphyExact), and fits
 // least-squares lines to resolution and to reliability over the window
 // index (OLSSlope). The trailing forecasts that do not fill a window are
@@ -92,7 +93,9 @@ func Trend(fs []Forecast, window int) (TrendResult, error) {
 			undated++
 		}
 	}
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At.Before(sorted[j].At) })
+	slices.SortStableFunc(sorted, func(a, b Forecast) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.ID, b.ID), cmp.Compare(a.Confidence, b.Confidence), cmp.Compare(a.Outcome, b.Outcome))
+	})
 
 	res := TrendResult{Window: window, Windows: []TrendWindow{}, Warnings: []string{}}
 	if undated > 0 {

@@ -53,6 +53,47 @@ func (s *exactSum) add(x float64) {
 	}
 }
 
+// addTimes adds c copies of x exactly (c * x as an integer multiple of
+// 2^-1074, no rounding): the same sum as c calls of add(x), in O(1). x is
+// finite and in [0, 1] (as every forecast term is), so that the product
+// spans at most five limbs.
+func (s *exactSum) addTimes(x float64, c uint64) {
+	if c == 0 || x == 0 {
+		return
+	}
+	if c == 1 {
+		s.add(x)
+		return
+	}
+	b := math.Float64bits(x)
+	exp := int(b >> 52 & 0x7ff)
+	mant := b & (1<<52 - 1)
+	if exp == 0 {
+		exp = 1
+	} else {
+		mant |= 1 << 52
+	}
+	off := exp - 1
+	i, sh := off>>5, uint(off&31)
+	hi, lo := bits.Mul64(mant, c) // < 2^116
+	// (hi, lo) << sh as three words; sh < 32 keeps it under 2^148.
+	w0 := lo << sh
+	w1 := hi<<sh | lo>>(64-sh)
+	w2 := hi >> (64 - sh)
+	if sh == 0 {
+		w1, w2 = hi, 0
+	}
+	s.limbs[i] += int64(w0 & 0xffffffff)
+	s.limbs[i+1] += int64(w0 >> 32)
+	s.limbs[i+2] += int64(w1 & 0xffffffff)
+	s.limbs[i+3] += int64(w1 >> 32)
+	s.limbs[i+4] += int64(w2 & 0xffffffff)
+	s.pending++
+	if s.pending >= exactMaxPending {
+		s.carry()
+	}
+}
+
 // carry propagates carries so that every limb but the last is < 2^32.
 func (s *exactSum) carry() {
 	for i := 0; i < exactLimbs-1; i++ {
@@ -195,17 +236,20 @@ func (a *DistinctAccumulator) sorted() (valueCells, error) {
 	return t, nil
 }
 
+// seq yields the table's cells in ascending order of value.
+func (t valueCells) seq() cellSeq {
+	return func(yield func(float64, forecastCell) bool) {
+		for i, p := range t.p {
+			if !yield(p, t.cells[i]) {
+				return
+			}
+		}
+	}
+}
+
 // brierSum returns N * Brier = sum over values of
 // (n-h) p^2 + h (1-p)^2, summed exactly.
-func (t valueCells) brierSum() float64 {
-	var s exactSum
-	for i, p := range t.p {
-		c := t.cells[i]
-		s.add(float64(c.n-c.hits) * p * p)
-		s.add(float64(c.hits) * (1 - p) * (1 - p))
-	}
-	return s.Float64()
-}
+func (t valueCells) brierSum() float64 { return brierSumOf(t.seq()) }
 
 // Brier returns the Brier score of the recorded forecasts (see Brier). It
 // returns an error when nothing was recorded.
@@ -224,24 +268,7 @@ func (a *DistinctAccumulator) Murphy() (MurphyDecomposition, error) {
 	if err != nil {
 		return MurphyDecomposition{}, err
 	}
-	n := float64(t.n)
-	obar := float64(t.hits) / n
-	var rel, res exactSum
-	for i, p := range t.p {
-		c := t.cells[i]
-		ok := float64(c.hits) / float64(c.n)
-		rel.add(float64(c.n) * (p - ok) * (p - ok))
-		res.add(float64(c.n) * (ok - obar) * (ok - obar))
-	}
-	return MurphyDecomposition{
-		N:           int(t.n),
-		Distinct:    len(t.p),
-		BaseRate:    obar,
-		Brier:       t.brierSum() / n,
-		Reliability: rel.Float64() / n,
-		Resolution:  res.Float64() / n,
-		Uncertainty: obar * (1 - obar),
-	}, nil
+	return murphyOf(t.seq(), t.n, t.hits), nil
 }
 
 // CORP returns the CORP decomposition of the recorded forecasts (see
@@ -251,7 +278,7 @@ func (a *DistinctAccumulator) CORP() (CORPDecomposition, error) {
 	if err != nil {
 		return CORPDecomposition{}, err
 	}
-	return corpFromCells(t), nil
+	return corpOf(t.seq(), t.n, t.hits), nil
 }
 
 // binSums holds the sums one reliability bin needs; every float sum is
@@ -273,6 +300,20 @@ func (b *binSums) add(p float64, y int) {
 	} else {
 		b.sumSqEr.add(p * p)
 	}
+}
+
+// addCell records the c.n forecasts of value p (checked by the caller),
+// c.hits of which came true: exactly the sums of c.n calls of add.
+func (b *binSums) addCell(p float64, c forecastCell) {
+	miss := uint64(c.n - c.hits)
+	hits := uint64(c.hits)
+	b.n += c.n
+	b.hits += c.hits
+	b.sumP.addTimes(p, uint64(c.n))
+	b.sumP2.addTimes(p*p, uint64(c.n))
+	b.sumPHit.addTimes(p, hits)
+	b.sumSqEr.addTimes((1-p)*(1-p), hits)
+	b.sumSqEr.addTimes(p*p, miss)
 }
 
 func (b *binSums) merge(o *binSums) {

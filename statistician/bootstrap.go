@@ -1,6 +1,7 @@
 package statistician
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -58,6 +59,16 @@ type BootstrapResult struct {
 // above MaxBootstrapResamples, Level is outside (0, 1), or Clusters is
 // non-nil with a length other than n.
 func Bootstrap(n int, stat func(idx []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
+	return BootstrapContext(context.Background(), n, stat, opts)
+}
+
+// bootstrapCheckWork is how many draws (items or cells) a bootstrap makes
+// between two looks at ctx: about 10 to 100 microseconds of work.
+const bootstrapCheckWork = 4096
+
+// BootstrapContext is Bootstrap that stops with ctx.Err() when ctx is
+// done (it looks at least every bootstrapCheckWork draws).
+func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
 	if n < 1 {
 		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs at least 1 item, got %d", n)
 	}
@@ -98,7 +109,14 @@ func Bootstrap(n int, stat func(idx []int) (float64, bool), opts BootstrapOption
 		draw = drawClusters(opts.Clusters, rng)
 	}
 	values := make([]float64, 0, opts.Resamples)
+	work := 0
 	for b := 0; b < opts.Resamples; b++ {
+		if work += n; work >= bootstrapCheckWork {
+			if err := ctx.Err(); err != nil {
+				return BootstrapResult{}, err
+			}
+			work = 0
+		}
 		idx = draw(idx[:0])
 		v, ok := stat(idx)
 		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -147,6 +165,12 @@ func percentileInterval(res BootstrapResult, values []float64, opts BootstrapOpt
 // It returns an error when counts is empty, a count is negative, all are
 // zero, stat is nil, or the options are invalid as for Bootstrap.
 func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
+	return BootstrapCountsContext(context.Background(), counts, stat, opts)
+}
+
+// BootstrapCountsContext is BootstrapCounts that stops with ctx.Err() when
+// ctx is done (it looks at least every bootstrapCheckWork draws).
+func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts []int) (float64, bool), opts BootstrapOptions) (BootstrapResult, error) {
 	n := 0
 	for j, c := range counts {
 		if c < 0 {
@@ -184,7 +208,14 @@ func BootstrapCounts(counts []int, stat func(counts []int) (float64, bool), opts
 	bin := binomialSampler{rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed))}
 	drawn := make([]int, len(counts))
 	values := make([]float64, 0, opts.Resamples)
+	work := 0
 	for b := 0; b < opts.Resamples; b++ {
+		if work += len(counts); work >= bootstrapCheckWork {
+			if err := ctx.Err(); err != nil {
+				return BootstrapResult{}, err
+			}
+			work = 0
+		}
 		left, mass := n, n
 		for j, c := range counts {
 			x := 0

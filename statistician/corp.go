@@ -39,33 +39,49 @@ func CORP(p []float64, y []int) (CORPDecomposition, error) {
 	return a.CORP()
 }
 
-// corpFromCells runs PAV on the sorted distinct-value table.
-func corpFromCells(t valueCells) CORPDecomposition {
-	// Pool adjacent violators: blocks of consecutive values whose pooled
-	// rates are strictly increasing.
-	blocks := make([]forecastCell, 0, len(t.cells))
-	for _, c := range t.cells {
-		blocks = append(blocks, c)
-		for len(blocks) > 1 && !rateBelow(blocks[len(blocks)-2], blocks[len(blocks)-1]) {
-			last := blocks[len(blocks)-1]
-			blocks = blocks[:len(blocks)-1]
-			blocks[len(blocks)-1].n += last.n
-			blocks[len(blocks)-1].hits += last.hits
-		}
+// corpOf runs PAV on the distinct values of seq (ascending), n forecasts
+// of which hits came true. Its memory is the PAV stack, at most one block
+// per distinct value and in practice far fewer.
+func corpOf(seq cellSeq, tn, thits int64) CORPDecomposition {
+	var p pav
+	for _, c := range seq {
+		p.add(c)
 	}
-	n := float64(t.n)
+	return p.result(brierSumOf(seq), tn, thits)
+}
+
+// pav pools adjacent violators: blocks of consecutive values whose pooled
+// rates are strictly increasing, fed one distinct value at a time.
+type pav struct {
+	blocks []forecastCell
+}
+
+func (p *pav) add(c forecastCell) {
+	p.blocks = append(p.blocks, c)
+	for len(p.blocks) > 1 && !rateBelow(p.blocks[len(p.blocks)-2], p.blocks[len(p.blocks)-1]) {
+		last := p.blocks[len(p.blocks)-1]
+		p.blocks = p.blocks[:len(p.blocks)-1]
+		p.blocks[len(p.blocks)-1].n += last.n
+		p.blocks[len(p.blocks)-1].hits += last.hits
+	}
+}
+
+// result is the CORP decomposition from the pooled blocks and the exact
+// sum of the squared errors (N times the Brier score).
+func (p *pav) result(brierSum float64, tn, thits int64) CORPDecomposition {
+	n := float64(tn)
 	var rc exactSum
-	for _, b := range blocks {
+	for _, b := range p.blocks {
 		rc.add(float64(b.hits) * float64(b.n-b.hits) / float64(b.n))
 	}
-	bs := t.brierSum() / n
+	bs := brierSum / n
 	bsrc := rc.Float64() / n
 	// UNC = o(1-o) written as h(n-h)/n / n, the same operations as a
 	// single PAV block, so that a forecast PAV pools into one block (no
 	// discrimination) has DSC exactly 0, not a rounding residue.
-	unc := float64(t.hits) * float64(t.n-t.hits) / n / n
+	unc := float64(thits) * float64(tn-thits) / n / n
 	return CORPDecomposition{
-		N:            int(t.n),
+		N:            int(tn),
 		Brier:        bs,
 		Recalibrated: bsrc,
 		MCB:          bs - bsrc,

@@ -1,9 +1,7 @@
 package statistician
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 )
 
 // MurphyDecomposition is the exact Murphy (1973) decomposition of the
@@ -53,9 +51,16 @@ func distinctOf(p []float64, y []int) (*DistinctAccumulator, error) {
 type Binning string
 
 const (
-	// EqualFrequencyBins sorts the m forecasts by value (ties kept in
-	// input order) and puts sorted items floor(m*i/k) .. floor(m*(i+1)/k)-1
-	// in bin i, with k = min(bins, m): every bin holds m/k items, rounded.
+	// EqualFrequencyBins sorts the m forecasts by value and fills bins in
+	// that order without ever splitting tied forecasts: with
+	// k = min(bins, m) and targets t_i = floor(m (i+1) / k), a bin closes
+	// after the first distinct value at which the cumulative count reaches
+	// or passes its target, and the next bin aims at the first target
+	// above that count. Without ties this is the floor rule (bin i holds
+	// sorted items floor(m i/k) .. floor(m (i+1)/k) - 1); with ties a bin
+	// may hold more than m/k forecasts and fewer than k bins may result (a
+	// constant forecaster gets one bin). The bins depend on the multiset
+	// of forecasts only, never on their order.
 	EqualFrequencyBins Binning = "equal-frequency"
 	// FixedBins splits [0, 1] into k equal-width bins [i/k, (i+1)/k), the
 	// last closed; a forecast goes to bin min(floor(p*k), k-1) computed in
@@ -93,7 +98,8 @@ type ReliabilityBin struct {
 // within-bin terms that make it an identity.
 type BinnedMurphy struct {
 	Method Binning `yaml:"method" json:"method"`
-	// Bins is the number of bins used (for equal-frequency, min(bins, n)).
+	// Bins is the number of bins used (for equal-frequency at most
+	// min(bins, n), fewer when tied forecasts fill several targets).
 	Bins        int     `yaml:"bins" json:"bins"`
 	N           int     `yaml:"n" json:"n"`
 	Brier       float64 `yaml:"brier" json:"brier"`
@@ -140,35 +146,11 @@ func MurphyBinned(p []float64, y []int, bins int, method Binning) (BinnedMurphy,
 		}
 		return a.Result()
 	case EqualFrequencyBins:
-		return equalFrequency(p, y, bins)
+		a, _ := distinctOf(p, y) // checked above
+		t, _ := a.sorted()       // not empty
+		return equalFrequencyOf(t.seq(), t.n, bins)
 	}
 	return BinnedMurphy{}, fmt.Errorf("statistician: binned murphy: unknown binning %q", method)
-}
-
-func equalFrequency(p []float64, y []int, bins int) (BinnedMurphy, error) {
-	m := len(p)
-	k := min(bins, m)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	// Sort by forecast, ties in input order (a stable sort's result).
-	slices.SortFunc(order, func(a, b int) int {
-		if c := cmp.Compare(p[a], p[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	sums := make([]binSums, k)
-	bounds := make([]Interval, k)
-	for b := range k {
-		lo, hi := m*b/k, m*(b+1)/k // floor(m*i/k) .. floor(m*(i+1)/k)-1
-		for _, i := range order[lo:hi] {
-			sums[b].add(p[i], y[i])
-		}
-		bounds[b] = Interval{Lower: p[order[lo]], Upper: p[order[hi-1]]}
-	}
-	return binnedResult(EqualFrequencyBins, sums, bounds)
 }
 
 // binnedResult computes the binned decomposition from per-bin sums.

@@ -1,39 +1,73 @@
 #!/bin/sh
 # Side-by-side benchmark of `evalcal score` against the Python reference
-# (numpy + scikit-learn + statsmodels) on the same JSONL file, end to end,
-# with wall time and peak RSS from /usr/bin/time -v.
+# (score_ref.py: numpy + scikit-learn + statsmodels, the same statistics with
+# a 1,000-resample index bootstrap) end to end, for three value
+# distributions of 1M binary forecasts by 8 agents: confidences to 2
+# decimals, to 4 decimals, and full float64 (a model's probabilities). Each
+# run is repeated RUNS times (default 3) and the medians of wall time, CPU
+# time and peak RSS (/usr/bin/time) are compared. Then evalcal alone on 5M
+# float64 forecasts: time against 1M (near-linear: at most 5.5x) and peak
+# memory (under 150 MB). compare.py checks every statistic of each pair.
 #
-# usage: testdata/bench/score/run.sh [N]    (from the repository root; N lines, default 1500000)
+# usage: testdata/bench/score/run.sh [N] [RUNS]   (from the repository root; N default 1000000)
 set -eu
-N=${1:-1500000}
+N=${1:-1000000}
+RUNS=${2:-3}
+BIG=$((N * 5))
 DIR=${TMPDIR:-/tmp}/evalcal-bench-score
 mkdir -p "$DIR"
-IN="$DIR/forecasts-$N.jsonl"
-[ -f "$IN" ] || /usr/bin/python3 testdata/bench/score/gen.py "$N" "$IN" 1
+HERE=testdata/bench/score
 go build -o "$DIR/evalcal" ./cmd/evalcal
-echo "input: $IN ($(wc -l < "$IN") lines, $(du -h "$IN" | cut -f1))"
+: > "$DIR/times"
 
-measure() { # name, command...
-	name=$1; shift
-	/usr/bin/time -v "$@" 2> "$DIR/$name.time" > /dev/null
-	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$DIR/$name.time")
-	rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$DIR/$name.time")
-	usr=$(sed -n 's/.*User time (seconds): //p' "$DIR/$name.time")
-	sys=$(sed -n 's/.*System time (seconds): //p' "$DIR/$name.time")
-	echo "$name: wall $wall, cpu ${usr}s user + ${sys}s sys, peak RSS $((rss / 1024)) MiB"
+for d in 2 4 full; do
+	IN="$DIR/forecasts-$N-$d.jsonl"
+	[ -f "$IN" ] || /usr/bin/python3 $HERE/gen.py "$N" "$IN" 1 8 "$d"
+done
+IN="$DIR/forecasts-$BIG-full.jsonl"
+[ -f "$IN" ] || /usr/bin/python3 $HERE/gen.py "$BIG" "$IN" 2 8 full
+
+measure() { # label, command...
+	label=$1; shift
+	/usr/bin/time -f "%e %U %S %M" -o "$DIR/one.time" "$@" > /dev/null
+	echo "$label $(cat "$DIR/one.time")" >> "$DIR/times"
+	echo "  $label: $(cat "$DIR/one.time") (wall s, user s, sys s, peak KiB)"
 }
-measure evalcal "$DIR/evalcal" score --format json -o "$DIR/evalcal.json" "$IN"
-measure python /usr/bin/python3 testdata/bench/score/score_ref.py "$IN" "$DIR/python.json"
-/usr/bin/python3 testdata/bench/score/compare.py "$DIR/evalcal.json" "$DIR/python.json"
-/usr/bin/python3 - "$DIR" <<'PY'
-import re, sys
-def get(name):
-    t = open(f"{sys.argv[1]}/{name}.time").read()
-    w = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", t).group(1).split(":")
-    s = sum(float(x) * 60 ** i for i, x in enumerate(reversed(w)))
-    r = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-    c = sum(float(re.search(p + r" time \(seconds\): (\S+)", t).group(1)) for p in ("User", "System"))
-    return s, r, c
-(gs, gr, gc), (ps, pr, pc) = get("evalcal"), get("python")
-print(f"ratio: evalcal is {ps / gs:.1f}x faster end to end (wall), {pc / gc:.1f}x by CPU time, and uses {pr / gr:.1f}x less peak memory")
+
+for d in 2 4 full; do
+	IN="$DIR/forecasts-$N-$d.jsonl"
+	echo "$IN: $(wc -l < "$IN") lines, $(du -h "$IN" | cut -f1)"
+	for r in $(seq "$RUNS"); do
+		measure "evalcal-$d" "$DIR/evalcal" score --format json -o "$DIR/evalcal-$d.json" "$IN"
+		measure "python-$d" /usr/bin/python3 $HERE/score_ref.py "$IN" "$DIR/python-$d.json"
+	done
+	/usr/bin/python3 $HERE/compare.py "$DIR/evalcal-$d.json" "$DIR/python-$d.json"
+done
+for r in $(seq "$RUNS"); do
+	measure "evalcal-big" "$DIR/evalcal" score --format json -o "$DIR/evalcal-big.json" "$DIR/forecasts-$BIG-full.jsonl"
+done
+
+/usr/bin/python3 - "$DIR/times" "$N" "$BIG" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, wall, usr, sys_, kib = line.split()
+    rows.setdefault(label, []).append((float(wall), float(usr) + float(sys_), int(kib) / 1024))
+def med(label, i):
+    return statistics.median(r[i] for r in rows[label])
+n, big = int(sys.argv[2]), int(sys.argv[3])
+names = {"2": "confidences to 2 decimals", "4": "confidences to 4 decimals", "full": "full float64 (model probabilities)"}
+print()
+print(f"| {n:,} forecasts, 8 agents | evalcal wall | Python wall | wall ratio | CPU ratio | evalcal / Python peak RSS |")
+print("|---|---|---|---|---|---|")
+for d in ("2", "4", "full"):
+    ew, pw = med(f"evalcal-{d}", 0), med(f"python-{d}", 0)
+    ec, pc = med(f"evalcal-{d}", 1), med(f"python-{d}", 1)
+    er, pr = med(f"evalcal-{d}", 2), med(f"python-{d}", 2)
+    verdict = "faster" if pw >= ew else "SLOWER"
+    print(f"| {names[d]} | {ew:.2f} s | {pw:.2f} s | {pw / ew:.1f}x {verdict} | {pc / ec:.1f}x | {er:.0f} / {pr:.0f} MiB |")
+bw, bc, br = med("evalcal-big", 0), med("evalcal-big", 1), med("evalcal-big", 2)
+fw, fc = med("evalcal-full", 0), med("evalcal-full", 1)
+print(f"| {big:,} float64 forecasts, evalcal only | {bw:.2f} s | | {bw / fw:.2f}x the time of {n:,} (limit 5.5x) | {bc / fc:.2f}x the CPU of {n:,} | {br:.0f} MiB peak (limit 150) |")
+print(f"(medians of {len(rows['evalcal-2'])} runs each)")
 PY

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Python reference for `evalcal score`: the same job with numpy,
 scikit-learn and statsmodels, end to end (read JSONL, group by agent, Brier,
-calibration, BSS, exact and equal-frequency binned Murphy with Wilson
-intervals, CORP via IsotonicRegression, 1000-resample bootstrap of the BSS,
+calibration, BSS, exact and equal-frequency binned Murphy (tied forecasts
+kept in one bin) with Wilson intervals, CORP via IsotonicRegression, 1000-resample bootstrap of the BSS,
 label, RPS for three-way forecasts), JSON out.
 
 usage: score_ref.py FILE [OUT]
@@ -35,11 +35,20 @@ def score_binary(p, y, bins=10, resamples=1000, seed=1):
     ok = np.bincount(inv, weights=y) / nk
     rel = np.sum(nk * (vals - ok) ** 2) / n
     res = np.sum(nk * (ok - o) ** 2) / n
+    # Equal-frequency bins that never split tied forecasts: targets
+    # floor(n (i+1) / k); a bin closes after the first distinct value whose
+    # cumulative count reaches or passes a target.
     k = min(bins, n)
-    order = np.argsort(p, kind="stable")
+    targets = (n * np.arange(1, k + 1)) // k
+    cum = np.cumsum(nk)
+    closes = np.searchsorted(targets, cum, side="right") > np.searchsorted(targets, cum - nk, side="right")
+    bin_of_value = np.concatenate([[0], np.cumsum(closes)[:-1]])
+    bin_of = bin_of_value[inv]
+    order = np.argsort(bin_of, kind="stable")
+    edges = np.searchsorted(bin_of[order], np.arange(bin_of.max() + 2))
     table = []
-    for b in range(k):
-        g = order[(n * b) // k:(n * (b + 1)) // k]
+    for b in range(bin_of.max() + 1):
+        g = order[edges[b]:edges[b + 1]]
         h = int(y[g].sum())
         lo, hi = proportion_confint(h, len(g), alpha=0.05, method="wilson")
         table.append({"count": len(g), "mean_forecast": float(p[g].mean()), "observed_rate": h / len(g),
