@@ -43,8 +43,7 @@ type refBinaryCase struct {
 		DSC forecastRef `json:"dsc"`
 		UNC forecastRef `json:"unc"`
 	} `json:"corp"`
-	Fixed10         refBinned `json:"binned_fixed_10"`
-	EqualFrequency4 refBinned `json:"binned_equal_frequency_4"`
+	Fixed10 refBinned `json:"binned_fixed_10"`
 }
 
 type refRPSCase struct {

@@ -574,8 +574,55 @@ func TestBinaryByteOrderMark(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(runBinary(t, binOptions{stdin: strings.NewReader("\ufeff" + string(golden))}, "render", "-", "--format", "yaml").stdout), &doc); err != nil || doc["schema_version"] == nil {
 		t.Errorf("render - of a BOM document: %v", err)
 	}
-	t.Run("jsonl and csv readers", func(t *testing.T) {
-		t.Skip("score/calls/gate JSONL, prices CSV and saved inspections do not accept a BOM yet: " +
-			"their readers (forecast/, programs/saved) are other branches' (issue 11 item 4); add cases here once merged")
-	})
+	// Every other input: the document with a BOM at the start of the file is
+	// the document without one (inputs name files and hash their bytes,
+	// so they are left out).
+	root := repoRoot(t)
+	dir := t.TempDir()
+	withBOM := func(rel string) string {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return writeTempFile(t, dir, filepath.Base(rel), "\ufeff"+string(data))
+	}
+	withoutVolatile := func(doc string) string {
+		// File names differ: the BOM copies live in dir.
+		doc = strings.ReplaceAll(doc, dir+"/", "")
+		for _, d := range []string{"testdata/score/", "testdata/calls/", "testdata/gate/", "testdata/inspections/"} {
+			doc = strings.ReplaceAll(doc, d, "")
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("not JSON: %v\n%.300s", err, doc)
+		}
+		for _, k := range []string{"inputs", "command_line", "events", "calls", "prices", "source", "sources"} {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+	for _, c := range []struct {
+		name      string
+		plain, bm []string
+	}{
+		{"score jsonl", []string{"score", "testdata/score/worked.jsonl"}, []string{"score", withBOM("testdata/score/worked.jsonl")}},
+		{"calls jsonl and prices csv",
+			[]string{"calls", "--calls", "testdata/calls/calls.jsonl", "--prices", "testdata/calls/prices.csv", "--as-of", "2026-03-10T00:00:00Z"},
+			[]string{"calls", "--calls", withBOM("testdata/calls/calls.jsonl"), "--prices", withBOM("testdata/calls/prices.csv"), "--as-of", "2026-03-10T00:00:00Z"}},
+		{"gate jsonl", []string{"gate", "--events", "testdata/gate/events.jsonl", "--history", "testdata/gate/history.jsonl"},
+			[]string{"gate", "--events", withBOM("testdata/gate/events.jsonl"), "--history", withBOM("testdata/gate/history.jsonl")}},
+		{"saved inspections", []string{"run", "--no-cache", "--quiet", "--inspections", "testdata/inspections/twelve.jsonl"},
+			[]string{"run", "--no-cache", "--quiet", "--inspections", withBOM("testdata/inspections/twelve.jsonl")}},
+	} {
+		want := runBinary(t, binOptions{dir: root}, append(c.plain, "--format", "json")...)
+		got := runBinary(t, binOptions{dir: root}, append(c.bm, "--format", "json")...)
+		expect(t, c.name+" with a BOM", got, want.code, []string{"{"}, nil)
+		if strings.Contains(got.stderr, "byte-order mark") {
+			t.Errorf("%s: a leading BOM was reported:\n%s", c.name, got.stderr)
+		}
+		if withoutVolatile(got.stdout) != withoutVolatile(want.stdout) {
+			t.Errorf("%s: a leading BOM changes the document", c.name)
+		}
+	}
 }

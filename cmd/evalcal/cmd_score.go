@@ -211,7 +211,7 @@ func scoreSQLite(ctx context.Context, path string, window int, opts forecast.Sco
 		}
 		return forecast.ScoreReport{}, nil, inputError(fmt.Errorf("score: %w", err))
 	}
-	rep, err := untilDone(ctx, func() (forecast.ScoreReport, error) { return forecast.Score(res.Forecasts, opts) })
+	rep, err := forecast.ScoreContext(ctx, res.Forecasts, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return forecast.ScoreReport{}, nil, ctx.Err()
@@ -350,7 +350,7 @@ func scoreFile(ctx context.Context, path string, opts forecast.ScoreOptions, str
 		}
 		return forecast.ScoreReport{}, nil, inputError(fmt.Errorf("score: %w", err))
 	}
-	rep, err := untilDone(ctx, scorer.ScoreReport)
+	rep, err := scorer.ScoreReportContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return forecast.ScoreReport{}, nil, ctx.Err()

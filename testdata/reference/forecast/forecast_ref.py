@@ -90,7 +90,6 @@ def binary_case(name, p, y):
         "murphy": {"reliability": v(rel, src_m), "resolution": v(res, src_m), "uncertainty": v(unc, src_m)},
         "corp": {"mcb": v(mcb, src_c), "dsc": v(dsc, src_c), "unc": v(cunc, src_c)},
         "binned_fixed_10": binned(p, y, 10, "fixed"),
-        "binned_equal_frequency_4": binned(p, y, 4, "equal-frequency"),
     }
 
 
