@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -261,6 +262,97 @@ func TestEveryCommandHonoursACancelledContext(t *testing.T) {
 		err := run(ctx, args, &out, &errb)
 		if code := exitCode(err); code != exitInterrupted || out.Len() != 0 {
 			t.Errorf("%v: exit %d (%v) with %d bytes on stdout; want 130 and none", args, code, err, out.Len())
+		}
+	}
+}
+
+// copyRun copies the bundled run id into dir (files only; the corpus has
+// no links).
+func copyRun(t *testing.T, id, dir string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "testdata/runs", id)
+	dst := filepath.Join(dir, id)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Ctrl-C stops every phase within 2 s with exit 130 (issue 13.2): here the
+// phases that can take long on one input: hashing a huge file during
+// discovery, reading a huge log, and the statistics of a large forecast
+// file.
+func TestInterruptStopsLongPhasesWithinTwoSeconds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and large inputs")
+	}
+	dir := t.TempDir()
+	// Discovery: a 16 GiB sparse output in a run (hashing reads it all).
+	hashRuns := filepath.Join(dir, "hash")
+	run := copyRun(t, "20260112-135900-3d1e60", hashRuns)
+	if err := os.Truncate(writeTempFile(t, filepath.Join(run, "bindings"), "huge.md", ""), 16<<30); err != nil {
+		t.Skip(err)
+	}
+	// Log reading: a 400 MiB log of blank lines.
+	logRuns := filepath.Join(dir, "log")
+	run = copyRun(t, "20260306-235920-752f6b", logRuns)
+	logs, _ := filepath.Glob(filepath.Join(run, "*.md"))
+	var log string
+	for _, l := range logs {
+		if b := filepath.Base(l); b == "state.md" || b == "vm.log.md" {
+			log = l
+		}
+	}
+	if log == "" {
+		t.Fatalf("no log in %s", run)
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blank := bytes.Repeat([]byte("\n"), 1<<20)
+	for range 400 {
+		if _, err := f.Write(blank); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	// Statistics: 1M continuous forecasts of 200 agents: groups of 5,000
+	// distinct values take the seeded index bootstrap, seconds of work
+	// after a fraction of a second of parsing.
+	var b bytes.Buffer
+	for i := range 1_000_000 {
+		p := float64((i*7919)%1_000_003) / 1_000_003
+		fmt.Fprintf(&b, `{"agent":"a%d","id":"f%d","confidence":%.9f,"outcome":%v}`+"\n", i/5000, i, p, i%3 == 0)
+	}
+	forecasts := writeTempFile(t, dir, "forecasts.jsonl", b.String())
+
+	for _, c := range []struct {
+		name string
+		wait time.Duration
+		args []string
+	}{
+		{"discovery hashing", 700 * time.Millisecond, []string{"run", "--no-cache", "--allow-homogeneous", hashRuns}},
+		{"log reading", 700 * time.Millisecond, []string{"run", "--no-cache", "--allow-homogeneous", logRuns}},
+		{"score statistics", 1200 * time.Millisecond, []string{"score", "--by", "agent", forecasts}},
+	} {
+		code, stderr, took := interruptBinary(t, c.wait, c.args...)
+		if code != exitInterrupted || took > 2*time.Second {
+			t.Errorf("%s: exit %d after %v, want 130 within 2 s:\n%s", c.name, code, took, stderr)
 		}
 	}
 }
