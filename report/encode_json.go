@@ -624,12 +624,16 @@ const jsonHex = "0123456789abcdef"
 // appendJSONString is encoding/json's appendString with HTML escaping:
 // ", \ and control characters escaped (\b \f \n \r \t short), <, > and &
 // as \u003c..., invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, s string) []byte {
+func appendJSONString(dst []byte, s string) []byte { return appendJSONQuoted(dst, s, true) }
+
+// appendJSONQuoted quotes s as encoding/json does, escaping <, > and & too
+// when html is set.
+func appendJSONQuoted(dst []byte, s string, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if b >= 0x20 && b != '"' && b != '\\' && (!html || b != '<' && b != '>' && b != '&') {
 				i++
 				continue
 			}
@@ -678,53 +682,4 @@ func appendJSONString(dst []byte, s string) []byte {
 // appendJSONStringNoHTML quotes an already escaped JSON string (the
 // ,string option on a string field): only ", \ and control characters are
 // escaped again.
-func appendJSONStringNoHTML(dst, s []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', jsonHex[b>>4], jsonHex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRune(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+func appendJSONStringNoHTML(dst, s []byte) []byte { return appendJSONQuoted(dst, string(s), false) }

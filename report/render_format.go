@@ -33,56 +33,13 @@ import (
 
 // displayRound rounds x half away from zero on its shortest decimal
 // digits: to sig significant digits when sig > 0, else to decimals digits
-// after the point. -0 becomes 0; NaN and ±Inf are returned as they are.
+// after the point (the encoder's roundDecimal: one implementation of the
+// rule). -0 becomes 0; NaN and ±Inf are returned as they are.
 func displayRound(x float64, sig, decimals int) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x + 0 // -0 + 0 is +0
 	}
-	// d.ddddde±XX: the shortest digits and the decimal exponent.
-	s := strconv.FormatFloat(math.Abs(x), 'e', -1, 64)
-	mant, expText, _ := strings.Cut(s, "e")
-	exp, err := strconv.Atoi(expText)
-	if err != nil {
-		return x // cannot happen: strconv wrote it
-	}
-	digits := []byte(strings.Replace(mant, ".", "", 1))
-	point := exp + 1 // x = 0.d1d2d3... × 10^point
-	keep := sig
-	if sig <= 0 {
-		keep = point + decimals
-	}
-	if keep >= len(digits) {
-		return x
-	}
-	if keep < 0 {
-		return 0
-	}
-	kept := append([]byte(nil), digits[:keep]...)
-	if digits[keep] >= '5' {
-		i := len(kept) - 1
-		for ; i >= 0; i-- {
-			if kept[i] < '9' {
-				kept[i]++
-				break
-			}
-			kept[i] = '0'
-		}
-		if i < 0 {
-			kept = append([]byte{'1'}, kept...)
-			point++
-		}
-	}
-	if len(kept) == 0 {
-		return 0
-	}
-	r, err := strconv.ParseFloat(string(kept)+"e"+strconv.Itoa(point-len(kept)), 64)
-	if err != nil {
-		return x // cannot happen for a finite x
-	}
-	if x < 0 {
-		r = -r
-	}
-	return r + 0
+	return roundDecimal(x, 64, sig, decimals) + 0
 }
 
 // notANumber is what a figure that is NaN or infinite shows.

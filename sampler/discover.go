@@ -295,17 +295,9 @@ func listDir(dir string) ([]os.DirEntry, error) {
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	ents, err := readOpenDir(f)
 	if err != nil {
-		return nil, unwrapPath(err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("not a directory (%s)", fi.Mode().Type())
-	}
-	ents, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, unwrapPath(err)
+		return nil, err
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, nil

@@ -111,6 +111,12 @@ func (d *RunDir) readDir(dir string) ([]os.DirEntry, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
+	return readOpenDir(f)
+}
+
+// readOpenDir lists the directory f, opened non-blocking, after checking
+// with fstat that it is one; it closes f.
+func readOpenDir(f *os.File) ([]os.DirEntry, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
