@@ -53,6 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,6 +79,10 @@ const (
 	waitDelay = 2 * time.Second
 )
 
+// callMarker names the environment variable that marks every process of
+// a call for the reaper: "<reaper pid>.<call id>".
+const callMarker = "EVALCAL_CALL"
+
 // exitCommandNotFound is the exit status shells (and the reaper) use for
 // a command that could not be found or started.
 const exitCommandNotFound = 127
@@ -91,6 +96,7 @@ var errStdoutTooLong = fmt.Errorf("stdout longer than %d bytes", MaxStdout)
 type Inspector struct {
 	command string
 	args    []string
+	procs   *launcher
 }
 
 // New parses command. An empty command, one that does not split (an
@@ -104,7 +110,10 @@ func New(command string) (*Inspector, error) {
 	if len(args) == 0 || args[0] == "" {
 		return nil, fmt.Errorf("exec inspector: empty command %q", command)
 	}
-	return &Inspector{command: command, args: args}, nil
+	in := &Inspector{command: command, args: args, procs: newLauncher()}
+	// An Inspector dropped without Close lets its reaper go.
+	runtime.AddCleanup(in, (*launcher).release, in.procs)
+	return in, nil
 }
 
 // Identity is "exec:" followed by the first 16 hex digits of the SHA-256
@@ -155,16 +164,18 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 		return runner.Inspection{}, runner.Permanent(err)
 	}
 
+	// The reaper is released when the Inspector is collected: not while
+	// a call of it runs.
+	defer runtime.KeepAlive(in)
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stdout := &limitedBuffer{max: MaxStdout, onOverflow: func() { cancel(errStdoutTooLong) }}
-	cmd := command(callCtx, prog, argv)
-	cmd.Env = append(os.Environ(),
+	env := callEnv(os.Environ(),
 		"EVALCAL_RUN="+dir, "EVALCAL_RUN_ID="+run.ID, "EVALCAL_DEPTH="+string(depth), "EVALCAL_REPEAT="+repeat)
-	cmd.WaitDelay = waitDelay
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-
-	if err := cmd.Start(); err != nil {
+	res, err := in.procs.spawn(callCtx, spawnSpec{prog: prog, argv: argv, env: env, stdout: stdout, stderr: stderr})
+	var se *startError
+	switch {
+	case errors.As(err, &se):
 		err = fail(fmt.Errorf("start %s: %w", argv[0], err))
 		switch {
 		case missingProgram(err):
@@ -173,15 +184,12 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 			return runner.Inspection{}, err // out of processes or files for now: worth a retry
 		}
 		return runner.Inspection{}, runner.Permanent(err)
+	case err != nil:
+		// The reaper was lost: the call may well work again.
+		return runner.Inspection{}, fail(err)
 	}
-	err = cmd.Wait()
-	// Whatever is left in the process group goes with it; ESRCH (nothing
-	// left) is the usual answer.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
-		// The program exited cleanly but a descendant held its output
-		// open past waitDelay; the answer it printed stands.
-		err = nil
+	if res.left > 0 {
+		stderr.note(fmt.Sprintf("evalcal: %d processes of this call could not be killed", res.left))
 	}
 	switch {
 	case stdout.overflow:
@@ -189,18 +197,48 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 	case ctx.Err() != nil:
 		// Killed by us: say why, keep the context error for the runner.
 		return runner.Inspection{}, fail(fmt.Errorf("killed process group: %w", ctx.Err()))
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == exitCommandNotFound {
-			return runner.Inspection{}, fatal(fail(fmt.Errorf("%w (command not found)", err)))
+	case res.status != 0:
+		ee := &exitError{status: res.status}
+		if ee.exitCode() == exitCommandNotFound {
+			return runner.Inspection{}, fatal(fail(fmt.Errorf("%w (command not found)", ee)))
 		}
-		return runner.Inspection{}, fail(err)
+		return runner.Inspection{}, fail(ee)
 	}
+	// A clean exit stands even when a descendant held the output open
+	// past waitDelay: the answer it printed is complete.
 	insp, err := runner.ParseInspection(stdout.Bytes())
 	if err != nil {
 		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("stdout: %w", err)))
 	}
 	return insp, nil
+}
+
+// Close ends the inspector's reaper, which first kills whatever is left
+// of any call, and waits for it to exit (at most about 3 s). Calls still
+// running are killed and fail. The inspector stays usable: a later call
+// starts a new reaper. Without Close the reaper ends when evalcal exits,
+// or soon after the Inspector is garbage collected.
+func (in *Inspector) Close() error { return in.procs.close() }
+
+// callEnv is base with the call's variables set (later wins, as os/exec
+// does) and without any call marker inherited from an outer evalcal: the
+// reaper adds this call's.
+func callEnv(base []string, set ...string) []string {
+	index := map[string]int{}
+	out := make([]string, 0, len(base)+len(set))
+	for _, kv := range append(base, set...) {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == callMarker {
+			continue
+		}
+		if i, ok := index[name]; ok {
+			out[i] = kv
+			continue
+		}
+		index[name] = len(out)
+		out = append(out, kv)
+	}
+	return out
 }
 
 // RunPath is how a run directory is passed to the program: an absolute
@@ -223,19 +261,6 @@ func missingProgram(err error) bool {
 	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, exec.ErrDot) ||
 		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
 		errors.Is(err, syscall.ENOEXEC) || errors.Is(err, syscall.EISDIR)
-}
-
-// groupCommand starts the program directly in its own process group; the
-// end of ctx kills the group.
-func groupCommand(ctx context.Context, prog string, argv []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, prog, argv[1:]...)
-	cmd.Args[0] = argv[0]
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// Negative pid: the whole process group the program leads.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	return cmd
 }
 
 // limitedBuffer keeps the first max bytes written. On the first write
@@ -267,6 +292,9 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 
 // Bytes returns what was kept.
 func (b *limitedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+// note adds a line of evalcal's own to the tail.
+func (b *tailBuffer) note(line string) { _, _ = b.Write([]byte("\n" + line + "\n")) }
 
 // tailBuffer keeps the last max bytes written.
 type tailBuffer struct {

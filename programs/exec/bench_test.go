@@ -1,0 +1,124 @@
+package execinspector_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	execinspector "github.com/evalcal/evalcal/programs/exec"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// BenchmarkSchedule50ms is issue 12.4's case: 200 runs through the runner
+// with a real exec inspector (testdata/inspectors/sleep.sh: a shell that
+// runs `sleep 0.05`, then answers), at --jobs 1, 4, 16 and 64. It reports
+//
+//	x-ideal   wall time / (runs x 2 x 50ms / jobs), the issue's target (<= 1.10 at 16)
+//	x-floor   wall time / that of jobs bare goroutines running sleep.sh
+//	          through os/exec for the same 400 calls: what spawning the
+//	          program costs on this machine at this moment, without the
+//	          runner or the reaper
+//	cpu-ms/call  CPU (user + system) of this process per call
+//	child-cpu-ms/call  CPU of the processes it waited for, per call: the
+//	          reaper and the program with everything it ran
+//
+// It is not a test: the ratios depend on the machine's load. Each
+// iteration closes its inspector, so the reaper's own start and CPU are
+// counted.
+func BenchmarkSchedule50ms(b *testing.B) {
+	const (
+		n       = 200
+		latency = 50 * time.Millisecond
+	)
+	sleepSh, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "sleep.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("EVALCAL_TEST_DELAY", "0.05")
+	dir := b.TempDir()
+	runs := make([]sampler.Run, n)
+	for i := range runs {
+		runs[i] = sampler.Run{ID: fmt.Sprintf("run-%03d", i), Path: dir, System: "s", Valid: true}
+	}
+	for _, jobs := range []int{1, 4, 16, 64} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			ideal := time.Duration(n) * 2 * latency / time.Duration(jobs)
+			var wall, floor time.Duration
+			var self, children time.Duration
+			iters := 0
+			for b.Loop() {
+				b.StopTimer()
+				floor += execFloor(b, sleepSh, jobs, 2*n)
+				b.StartTimer()
+				in, err := execinspector.New(sleepSh)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s0, c0 := cpuTimes()
+				start := time.Now()
+				res, err := runner.Run(context.Background(), runs, in, runner.Options{Jobs: jobs, Timeout: time.Minute})
+				wall += time.Since(start)
+				if c, ok := any(in).(io.Closer); ok {
+					if err := c.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s1, c1 := cpuTimes()
+				self, children = self+s1-s0, children+c1-c0
+				iters++
+				if err != nil || len(res.Pairs) != n {
+					b.Fatalf("pairs %d, failures %v, err %v", len(res.Pairs), res.Failures, err)
+				}
+			}
+			calls := float64(2 * n * iters)
+			b.ReportMetric(float64(wall)/float64(iters)/float64(ideal), "x-ideal")
+			b.ReportMetric(float64(wall)/float64(floor), "x-floor")
+			b.ReportMetric(float64(self)/1e6/calls, "cpu-ms/call")
+			b.ReportMetric(float64(children)/1e6/calls, "child-cpu-ms/call")
+		})
+	}
+}
+
+// execFloor is the wall time of jobs goroutines running prog through
+// os/exec, calls times in all.
+func execFloor(b *testing.B, prog string, jobs, calls int) time.Duration {
+	var wg sync.WaitGroup
+	next := make(chan struct{}, calls)
+	for range calls {
+		next <- struct{}{}
+	}
+	close(next)
+	start := time.Now()
+	for range jobs {
+		wg.Go(func() {
+			for range next {
+				if out, err := exec.Command(prog).Output(); err != nil || len(out) == 0 {
+					b.Errorf("%s: %v", prog, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// cpuTimes returns the user + system CPU of this process and of its
+// waited-for descendants.
+func cpuTimes() (self, children time.Duration) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
+		children = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return self, children
+}

@@ -1,0 +1,178 @@
+package execinspector
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// What the reaper reads of /proc, and how much at most: the files are the
+// kernel's, but a process controls its own environment and descriptors.
+const (
+	// maxEnviron bounds the environment read for a call marker; the
+	// kernel allows a few MB of arguments and environment in all.
+	maxEnviron = 4 << 20
+	// maxDescriptors bounds the descriptors of one process looked at for
+	// a call's pipes.
+	maxDescriptors = 4096
+	// maxChildrenList bounds one /proc/PID/task/TID/children file.
+	maxChildrenList = 1 << 20
+)
+
+// procState is what the reaper needs of /proc/PID/stat.
+type procState struct {
+	state byte // R, S, D, Z, T, ...
+	ppid  int
+	pgid  int
+}
+
+// readStat parses /proc/PID/stat: the fields after the command name,
+// which is in parentheses and may itself hold spaces and parentheses.
+func readStat(pid int) (procState, error) {
+	b, err := readLimited("/proc/"+strconv.Itoa(pid)+"/stat", 4096)
+	if err != nil {
+		return procState{}, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procState{}, fs.ErrInvalid
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 || len(f[0]) != 1 {
+		return procState{}, fs.ErrInvalid
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	if err := errors.Join(err1, err2); err != nil {
+		return procState{}, fs.ErrInvalid
+	}
+	return procState{state: f[0][0], ppid: ppid, pgid: pgid}, nil
+}
+
+// childrenOfSelf lists this process's children, live or zombie, from
+// /proc/self/task/*/children (a child belongs to the thread that forked
+// it, an adopted orphan to any live thread). Without that file (a kernel
+// built without CONFIG_PROC_CHILDREN) it scans every /proc/PID/stat.
+func childrenOfSelf() ([]int, error) {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := readLimited("/proc/self/task/"+t.Name()+"/children", maxChildrenList)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, terr := os.Stat("/proc/self/task/" + t.Name()); terr == nil {
+				return scanChildren(os.Getpid())
+			}
+			continue // the thread is gone
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out, nil
+}
+
+// scanChildren lists the processes whose parent is pid by reading every
+// /proc/PID/stat.
+func scanChildren(pid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		if st, err := readStat(p); err == nil && st.ppid == pid {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// environValue returns the value of name in the environment pid was
+// started with (/proc/PID/environ, at most maxEnviron bytes; a process
+// may overwrite that memory, so this is a hint, not a proof).
+func environValue(pid int, name string) (string, bool) {
+	b, err := readPrefix("/proc/"+strconv.Itoa(pid)+"/environ", maxEnviron)
+	if err != nil {
+		return "", false
+	}
+	prefix := []byte(name + "=")
+	for len(b) > 0 {
+		entry := b
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			entry, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if v, ok := bytes.CutPrefix(entry, prefix); ok {
+			return string(v), true
+		}
+	}
+	return "", false
+}
+
+// pipeInodes returns the inode numbers of the pipes pid holds open, from
+// the links in /proc/PID/fd ("pipe:[12345]"), looking at no more than
+// maxDescriptors descriptors.
+func pipeInodes(pid int) []uint64 {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(maxDescriptors)
+	var out []uint64
+	for _, n := range names {
+		link, err := os.Readlink(dir + n)
+		if err != nil {
+			continue
+		}
+		rest, ok := strings.CutPrefix(link, "pipe:[")
+		if !ok {
+			continue
+		}
+		if ino, err := strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64); err == nil {
+			out = append(out, ino)
+		}
+	}
+	return out
+}
+
+// readLimited reads the /proc file p; more than limit bytes is an error.
+func readLimited(p string, limit int64) ([]byte, error) {
+	b, err := readPrefix(p, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errors.New(p + ": longer than " + strconv.FormatInt(limit, 10) + " bytes")
+	}
+	return b, nil
+}
+
+// readPrefix reads the first limit bytes (at most) of the /proc file p.
+func readPrefix(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
