@@ -28,6 +28,8 @@ import (
 //	cpu-ms/call  CPU (user + system) of this process per call
 //	child-cpu-ms/call  CPU of the processes it waited for, per call: the
 //	          reaper and the program with everything it ran
+//	floor-child-cpu-ms/call  the same for the bare goroutines: the
+//	          program alone
 //
 // It is not a test: the ratios depend on the machine's load. Each
 // iteration closes its inspector, so the reaper's own start and CPU are
@@ -51,11 +53,14 @@ func BenchmarkSchedule50ms(b *testing.B) {
 		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
 			ideal := time.Duration(n) * 2 * latency / time.Duration(jobs)
 			var wall, floor time.Duration
-			var self, children time.Duration
+			var self, children, floorChildren time.Duration
 			iters := 0
 			for b.Loop() {
 				b.StopTimer()
+				_, fc0 := cpuTimes()
 				floor += execFloor(b, sleepSh, jobs, 2*n)
+				_, fc1 := cpuTimes()
+				floorChildren += fc1 - fc0
 				b.StartTimer()
 				in, err := execinspector.New(sleepSh)
 				if err != nil {
@@ -82,6 +87,7 @@ func BenchmarkSchedule50ms(b *testing.B) {
 			b.ReportMetric(float64(wall)/float64(floor), "x-floor")
 			b.ReportMetric(float64(self)/1e6/calls, "cpu-ms/call")
 			b.ReportMetric(float64(children)/1e6/calls, "child-cpu-ms/call")
+			b.ReportMetric(float64(floorChildren)/1e6/calls, "floor-child-cpu-ms/call")
 		})
 	}
 }

@@ -3,11 +3,11 @@ package execinspector
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // What the reaper reads of /proc, and how much at most: the files are the
@@ -56,8 +56,8 @@ func readStat(pid int) (procState, error) {
 
 // childrenOfSelf lists this process's children, live or zombie, from
 // /proc/self/task/*/children (a child belongs to the thread that forked
-// it, an adopted orphan to any live thread). Without that file (a kernel
-// built without CONFIG_PROC_CHILDREN) it scans every /proc/PID/stat.
+// it). Without that file (a kernel built without CONFIG_PROC_CHILDREN)
+// it scans every /proc/PID/stat.
 func childrenOfSelf() ([]int, error) {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
@@ -65,7 +65,11 @@ func childrenOfSelf() ([]int, error) {
 	}
 	var out []int
 	for _, t := range tasks {
-		b, err := readLimited("/proc/self/task/"+t.Name()+"/children", maxChildrenList)
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		kids, err := childrenOfThread(tid)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, terr := os.Stat("/proc/self/task/" + t.Name()); terr == nil {
 				return scanChildren(os.Getpid())
@@ -75,10 +79,22 @@ func childrenOfSelf() ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				out = append(out, pid)
-			}
+		out = append(out, kids...)
+	}
+	return out, nil
+}
+
+// childrenOfThread lists the children of thread tid of this process from
+// /proc/self/task/TID/children, in three system calls.
+func childrenOfThread(tid int) ([]int, error) {
+	b, err := readLimited("/proc/self/task/"+strconv.Itoa(tid)+"/children", maxChildrenList)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil {
+			out = append(out, pid)
 		}
 	}
 	return out, nil
@@ -167,12 +183,38 @@ func readLimited(p string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// readPrefix reads the first limit bytes (at most) of the /proc file p.
+// readPrefix reads the first limit bytes (at most) of the /proc file p,
+// with plain system calls: these files are read for every call, and
+// os.File's poller registration would double the calls.
 func readPrefix(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	fd, err := openNoEINTR(p)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
+	defer syscall.Close(fd)
+	var out []byte
+	buf := make([]byte, min(limit, 4096))
+	for int64(len(out)) < limit {
+		n, err := syscall.Read(fd, buf[:min(int64(len(buf)), limit-int64(len(out)))])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: p, Err: err}
+		}
+		if n == 0 {
+			break
+		}
+		out = append(out, buf[:n]...)
+	}
+	return out, nil
+}
+
+func openNoEINTR(p string) (int, error) {
+	for {
+		fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
 }

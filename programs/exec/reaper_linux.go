@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -85,13 +84,18 @@ func init() {
 	}
 }
 
-// reaper is the state of the reaper process. Only its serve loop touches
-// it, on the main thread, so that PR_SET_PDEATHSIG of the programs (tied
-// to the thread that forked them) lasts as long as the reaper.
+// reaper is the state of the reaper process. One thread does all its
+// work, in a poll loop without goroutines: on a loaded machine every hop
+// between threads costs a context switch, and a call makes several
+// events. That thread is the main thread, which forks every program, so
+// PR_SET_PDEATHSIG of the programs (tied to the thread that forked them)
+// lasts as long as the reaper.
 type reaper struct {
-	conn    *net.UnixConn
-	token   string // this reaper's pid: the first part of every marker
+	sock    int // evalcal's socket: requests in, replies out
+	pid     int
+	token   string // pid as text: the first part of every marker
 	devnull *os.File
+	wake    *os.File // read end of the pipe a stop signal writes to
 
 	calls   map[uint64]*reapedCall // running, or exited and being swept
 	running map[int]*reapedCall    // by program pid, until reaped
@@ -101,117 +105,127 @@ type reaper struct {
 	// environment cleared, no pipe of a call left open), with the calls
 	// unfinished when each was first seen: one of them started it.
 	strays map[int][]uint64
+	buf    []byte // one request message
+	oob    []byte
 }
 
 // reapedCall is one call the reaper runs.
 type reapedCall struct {
 	id       uint64
 	pid      int
+	pidfd    int // readable when the program exits; -1 without pidfd support
 	inodes   []uint64
 	exited   bool // the program was reaped; the call is being swept
 	status   unix.WaitStatus
 	deadline time.Time
 }
 
-// inbound is a request as the reader goroutine hands it to the loop.
-type inbound struct {
-	req request
-	fds []int
-	err error // the request could not be read whole; fds are closed
-}
-
-// serveReaper is the reaper's main.
+// serveReaper is the reaper's main. It runs from init, so on the main
+// thread (the runtime locks the main goroutine to it during init): every
+// program is forked by that thread, and the kernel hands orphans to a
+// subreaper's first live thread, the same one. All the reaper's children
+// are thus in /proc/self/task/PID/children, one small file to read after
+// each call.
 func serveReaper() int {
-	f := os.NewFile(reaperFD, "evalcal reaper socket")
-	fc, err := net.FileConn(f) // a close-on-exec duplicate
-	_ = f.Close()
-	if err != nil {
-		return 2
-	}
-	conn, ok := fc.(*net.UnixConn)
-	if !ok {
-		return 2
-	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		sendReply(conn, reply{Op: opFailed, Err: fmt.Sprintf("prctl PR_SET_CHILD_SUBREAPER: %v", err)})
+		sendReply(reaperFD, reply{Op: opFailed, Err: fmt.Sprintf("prctl PR_SET_CHILD_SUBREAPER: %v", err)})
 		return 2
 	}
+	unix.CloseOnExec(reaperFD)
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		sendReply(conn, reply{Op: opFailed, Err: err.Error()})
+		sendReply(reaperFD, reply{Op: opFailed, Err: err.Error()})
 		return 2
 	}
-	r := &reaper{conn: conn, token: strconv.Itoa(os.Getpid()), devnull: devnull,
+	// A stop signal (pkill, a supervisor) cleans up like the end of the
+	// socket. Notified, not ignored: an ignored signal would stay ignored
+	// in the programs.
+	wakeR, wakeW, err := os.Pipe()
+	if err != nil {
+		sendReply(reaperFD, reply{Op: opFailed, Err: err.Error()})
+		return 2
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
+	go func() {
+		<-stop
+		_ = wakeW.Close()
+	}()
+	r := &reaper{sock: reaperFD, pid: os.Getpid(), token: strconv.Itoa(os.Getpid()), devnull: devnull, wake: wakeR,
 		calls: map[uint64]*reapedCall{}, running: map[int]*reapedCall{},
-		pipes: map[uint64]uint64{}, strays: map[int][]uint64{}}
-	r.serve()
+		pipes: map[uint64]uint64{}, strays: map[int][]uint64{},
+		buf: make([]byte, maxMessage), oob: make([]byte, unix.CmsgSpace(3*4))}
+	if sendReply(r.sock, reply{Op: opReady}) {
+		r.serve()
+	}
+	r.shutdown()
 	return 0
 }
 
 // serve answers requests until evalcal closes the socket (it exited, was
-// killed, or closed the inspector) or the reaper is asked to stop by a
-// signal; then it kills everything left and returns.
+// killed, or closed the inspector), a request cannot be read, or a stop
+// signal came.
 func (r *reaper) serve() {
-	// Notified, not ignored: an ignored signal would stay ignored in the
-	// programs.
-	chld := make(chan os.Signal, 1)
-	signal.Notify(chld, unix.SIGCHLD)
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, unix.SIGTERM, unix.SIGINT, unix.SIGHUP)
-	msgs := make(chan inbound)
-	go r.read(msgs)
-	if !sendReply(r.conn, reply{Op: opReady}) {
-		r.shutdown()
-		return
-	}
-	var poll <-chan time.Time
+	wakeFD := int(r.wake.Fd())
+	var fds []unix.PollFd
 	for {
-		select {
-		case m, ok := <-msgs:
-			if !ok {
-				r.shutdown()
-				return
+		fds = append(fds[:0], unix.PollFd{Fd: int32(r.sock), Events: unix.POLLIN}, unix.PollFd{Fd: int32(wakeFD), Events: unix.POLLIN})
+		timeout := -1
+		for _, c := range r.running {
+			if c.pidfd >= 0 {
+				fds = append(fds, unix.PollFd{Fd: int32(c.pidfd), Events: unix.POLLIN})
+			} else {
+				timeout = int(sweepPoll / time.Millisecond) // no pidfd: look now and then
 			}
-			r.handle(m)
-		case <-chld:
-		case <-poll:
-		case <-stop:
-			r.shutdown()
+		}
+		if r.sweeping() {
+			timeout = int(sweepPoll / time.Millisecond)
+		}
+		if _, err := unix.Poll(fds, timeout); err != nil && err != unix.EINTR {
+			return
+		}
+		if fds[1].Revents != 0 {
+			return
+		}
+		if fds[0].Revents != 0 && !r.readRequests() {
 			return
 		}
 		r.reap()
-		if r.sweep() {
-			poll = time.After(sweepPoll)
-		} else {
-			poll = nil
-		}
+		r.sweep()
 	}
 }
 
-// read hands every request to out and closes it at the end of the
-// connection or on a message it cannot read (a protocol error is the end
-// of the reaper: evalcal then sees it gone).
-func (r *reaper) read(out chan<- inbound) {
-	defer close(out)
-	buf := make([]byte, maxMessage)
-	oob := make([]byte, unix.CmsgSpace(3*4))
+// readRequests carries out every request waiting on the socket; false
+// means the socket ended or a request could not be read (a protocol
+// error ends the reaper: evalcal then sees it gone).
+func (r *reaper) readRequests() bool {
 	for {
-		n, oobn, flags, _, err := r.conn.ReadMsgUnix(buf, oob)
-		if err != nil || (n == 0 && oobn == 0) {
-			return
+		n, oobn, flags, _, err := unix.Recvmsg(r.sock, r.buf, r.oob, unix.MSG_DONTWAIT|unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EAGAIN || err == unix.EINTR {
+			return true
 		}
-		fds := parseRights(oob[:oobn])
+		if err != nil || (n == 0 && oobn == 0) {
+			return false
+		}
+		fds := parseRights(r.oob[:oobn])
 		var req request
-		if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || json.Unmarshal(buf[:n], &req) != nil {
+		if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || json.Unmarshal(r.buf[:n], &req) != nil {
 			closeAll(fds)
-			return
+			return false
 		}
 		m := inbound{req: req, fds: fds}
 		if req.Size > 0 {
 			m = readLongRequest(req, fds)
 		}
-		out <- m
+		r.handle(m)
 	}
+}
+
+// inbound is a request with the descriptors it brought.
+type inbound struct {
+	req request
+	fds []int
+	err error // the request could not be read whole; fds are closed
 }
 
 // readLongRequest reads the start request req announced from its third
@@ -234,6 +248,16 @@ func readLongRequest(req request, fds []int) inbound {
 		return inbound{req: req, err: fmt.Errorf("read request: bad JSON or id (%v)", err)}
 	}
 	return inbound{req: long, fds: fds[:2]}
+}
+
+// sweeping reports whether a call is being swept.
+func (r *reaper) sweeping() bool {
+	for _, c := range r.calls {
+		if c.exited {
+			return true
+		}
+	}
+	return false
 }
 
 // handle carries out one request.
@@ -271,13 +295,14 @@ func (r *reaper) start(req request, fds []int) {
 		}
 	}
 	env = append(env, callMarker+"="+r.token+"."+strconv.FormatUint(req.ID, 10))
+	pidfd := -1
 	pid, err := syscall.ForkExec(req.Prog, req.Argv, &syscall.ProcAttr{
 		Dir:   req.Dir,
 		Env:   env,
 		Files: []uintptr{r.devnull.Fd(), uintptr(fds[0]), uintptr(fds[1])},
 		// If the reaper dies, the program goes with it (its descendants
 		// go to init: the documented exception).
-		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
 	})
 	if err != nil {
 		var errno syscall.Errno
@@ -285,7 +310,7 @@ func (r *reaper) start(req request, fds []int) {
 		r.send(reply{Op: opFailed, ID: req.ID, Errno: int(errno), Err: err.Error()})
 		return
 	}
-	c := &reapedCall{id: req.ID, pid: pid}
+	c := &reapedCall{id: req.ID, pid: pid, pidfd: pidfd}
 	for _, fd := range fds {
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO {
@@ -320,6 +345,9 @@ func (r *reaper) reap() {
 		delete(r.strays, pid)
 		if c != nil {
 			delete(r.running, pid)
+			if c.pidfd >= 0 {
+				_ = unix.Close(c.pidfd)
+			}
 			c.exited, c.status, c.deadline = true, ws, time.Now().Add(sweepLimit)
 		}
 	}
@@ -351,8 +379,7 @@ func siginfoPid(info *unix.Siginfo) int {
 }
 
 // sweep kills what the calls being swept left behind and answers for
-// each call with nothing of it left alive (or past its deadline). It
-// reports whether a sweep goes on.
+// each call with nothing of it left alive (or past its deadline).
 //
 // A child of the reaper that is not a running program belongs to the
 // call named by its marker, else to the call whose stdout or stderr pipe
@@ -361,19 +388,13 @@ func siginfoPid(info *unix.Siginfo) int {
 // environment and let go of the call's pipes) is killed once every call
 // that was unfinished when the reaper first saw it has exited: it is one
 // of theirs, and a running call's process is never killed.
-func (r *reaper) sweep() bool {
-	sweeping := 0
-	for _, c := range r.calls {
-		if c.exited {
-			sweeping++
-		}
+func (r *reaper) sweep() {
+	if !r.sweeping() {
+		return
 	}
-	if sweeping == 0 {
-		return false
-	}
-	kids, err := childrenOfSelf()
+	kids, err := childrenOfThread(r.pid)
 	if err != nil {
-		kids = nil // answer with what is known; the deadline still holds
+		kids, _ = childrenOfSelf() // answer with what is known; the deadline still holds
 	}
 	left := map[uint64]int{}
 	for _, pid := range kids {
@@ -411,13 +432,8 @@ func (r *reaper) sweep() bool {
 		}
 	}
 	now := time.Now()
-	going := false
 	for id, c := range r.calls {
-		if !c.exited {
-			continue
-		}
-		if left[id] > 0 && now.Before(c.deadline) {
-			going = true
+		if !c.exited || (left[id] > 0 && now.Before(c.deadline)) {
 			continue
 		}
 		delete(r.calls, id)
@@ -426,7 +442,6 @@ func (r *reaper) sweep() bool {
 		}
 		r.send(reply{Op: opExited, ID: id, Status: int(c.status), Left: left[id]})
 	}
-	return going
 }
 
 // owner returns the call pid belongs to, by marker, then by pipe.
@@ -491,16 +506,22 @@ func (r *reaper) shutdown() {
 }
 
 // send answers evalcal; a failed send means evalcal is gone, which the
-// reader sees too.
-func (r *reaper) send(rep reply) { sendReply(r.conn, rep) }
+// next poll sees too.
+func (r *reaper) send(rep reply) { sendReply(r.sock, rep) }
 
-func sendReply(conn *net.UnixConn, rep reply) bool {
+// sendReply writes one reply on the socket sock (blocking: evalcal
+// always reads).
+func sendReply(sock int, rep reply) bool {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return false
 	}
-	_, err = conn.Write(b)
-	return err == nil
+	for {
+		err = unix.Sendmsg(sock, b, nil, nil, 0)
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
 }
 
 // killProcessAndGroup sends SIGKILL to pid and to the process group pid
