@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -127,4 +128,58 @@ func cpuTimes() (self, children time.Duration) {
 		children = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return self, children
+}
+
+// BenchmarkInspect is one call after another of a trivial shell
+// inspector (testdata/inspectors/good.sh) through one reaper. Besides
+// ns/op it reports, per call, the CPU of this process (cpu-us/call) and
+// of the processes it waited for (child-cpu-us/call: the reaper, counted
+// once it exits at Close, and the program). BenchmarkStartProgram is the
+// same program started by os/exec alone: the differences are what the
+// exec inspector costs beyond starting the program.
+func BenchmarkInspect(b *testing.B) {
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "good.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := sampler.Run{ID: "r", Path: b.TempDir()}
+	s0, c0 := cpuTimes()
+	in, err := execinspector.New(p + " {run} {depth}")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if c, ok := any(in).(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s1, c1 := cpuTimes()
+	b.ReportMetric(float64(s1-s0)/1e3/float64(b.N), "cpu-us/call")
+	b.ReportMetric(float64(c1-c0)/1e3/float64(b.N), "child-cpu-us/call")
+}
+
+// BenchmarkStartProgram runs good.sh as BenchmarkInspect does, with
+// os/exec and nothing else.
+func BenchmarkStartProgram(b *testing.B) {
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "good.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	s0, c0 := cpuTimes()
+	for b.Loop() {
+		cmd := exec.Command(p, dir, "light")
+		cmd.Env = append(os.Environ(), "EVALCAL_RUN="+dir, "EVALCAL_DEPTH=light", "EVALCAL_RUN_ID=r")
+		if out, err := cmd.Output(); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+	s1, c1 := cpuTimes()
+	b.ReportMetric(float64(s1-s0)/1e3/float64(b.N), "cpu-us/call")
+	b.ReportMetric(float64(c1-c0)/1e3/float64(b.N), "child-cpu-us/call")
 }

@@ -30,21 +30,29 @@ type procState struct {
 	pgid  int
 }
 
-// readStat parses /proc/PID/stat: the fields after the command name,
-// which is in parentheses and may itself hold spaces and parentheses.
+// readStat reads /proc/PID/stat.
 func readStat(pid int) (procState, error) {
 	b, err := readLimited("/proc/"+strconv.Itoa(pid)+"/stat", 4096)
 	if err != nil {
 		return procState{}, err
 	}
-	s := string(b)
+	return parseStat(string(b))
+}
+
+// parseStat parses the text of /proc/PID/stat, "PID (COMM) STATE PPID
+// PGRP ...": the fields after the command name, which is in parentheses
+// and may itself hold spaces and parentheses (so the last ')' ends it).
+// Text of another shape (fewer than three fields after the name, a
+// state that is not one ASCII letter, a pid that is not a number) is
+// fs.ErrInvalid.
+func parseStat(s string) (procState, error) {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
 		return procState{}, fs.ErrInvalid
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) < 3 || len(f[0]) != 1 {
-		return procState{}, fs.ErrInvalid
+	if len(f) < 3 || len(f[0]) != 1 || f[0][0] < 'A' || f[0][0] > 'z' || f[0][0] > 'Z' && f[0][0] < 'a' {
+		return procState{}, fs.ErrInvalid // the state is one letter
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	pgid, err2 := strconv.Atoi(f[2])
@@ -128,6 +136,13 @@ func environValue(pid int, name string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	return lookupEnviron(b, name)
+}
+
+// lookupEnviron returns the value of the first entry name=VALUE in b,
+// entries separated by NUL bytes as in /proc/PID/environ (the last may
+// be cut short, or lack its NUL).
+func lookupEnviron(b []byte, name string) (string, bool) {
 	prefix := []byte(name + "=")
 	for len(b) > 0 {
 		entry := b

@@ -132,6 +132,9 @@ func serveReaper() int {
 		return 2
 	}
 	unix.CloseOnExec(reaperFD)
+	// Programs get their directory with each request; the reaper keeps
+	// none busy.
+	_ = unix.Chdir("/")
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		sendReply(reaperFD, reply{Op: opFailed, Err: err.Error()})

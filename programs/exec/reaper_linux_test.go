@@ -345,3 +345,13 @@ func TestCloseEndsRunningCallsAndTheReaper(t *testing.T) {
 		t.Errorf("a call after Close ran under the closed reaper %s", got)
 	}
 }
+
+// A program named by a relative path ("exec:./inspector.sh") is found
+// from evalcal's working directory, not the reaper's.
+func TestRelativeProgramPathIsFoundFromEvalcalsDirectory(t *testing.T) {
+	t.Chdir(filepath.Dir(script(t, "introspect.sh")))
+	in := newInspector(t, "./introspect.sh")
+	if got := introspect(t, in, testRuns(t, 1)[0])["markers"]; got != "1" {
+		t.Errorf("markers=%s, want the program to run and see its marker", got)
+	}
+}
