@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -24,10 +25,17 @@ const readyTimeout = 30 * time.Second
 // the first call and again after it died, or directly (in their own
 // process group) when no reaper can be started. Safe for concurrent use.
 type launcher struct {
-	mu     sync.Mutex
-	cur    *reaperConn
-	broken error // the reaper could not be started: calls run directly
+	mu       sync.Mutex
+	cur      *reaperConn
+	failures int   // reaper starts that failed in a row
+	broken   error // no reaper can run here: calls run directly
 }
+
+// maxReaperFailures is how many failed starts in a row (a transient
+// fork failure, a reaper too slow to answer) make the launcher give up
+// on the reaper; a missing /proc/self/exe or a refused prctl gives up at
+// once.
+const maxReaperFailures = 3
 
 func newLauncher() *launcher { return &launcher{} }
 
@@ -52,9 +60,14 @@ func (l *launcher) reaper() (*reaperConn, error) {
 	}
 	rc, err := startReaper()
 	if err != nil {
-		l.broken = err
+		l.failures++
+		var refused *reaperRefusal
+		if l.failures >= maxReaperFailures || errors.Is(err, fs.ErrNotExist) || errors.As(err, &refused) {
+			l.broken = err
+		}
 		return nil, err
 	}
+	l.failures = 0
 	l.cur = rc
 	return rc, nil
 }
@@ -146,7 +159,7 @@ func startReaper() (*reaperConn, error) {
 		err = json.Unmarshal(buf[:n], &rep)
 	}
 	if err == nil && rep.Op != opReady {
-		err = fmt.Errorf("reaper says %s: %s", rep.Op, rep.Err)
+		err = &reaperRefusal{reason: rep.Err}
 	}
 	if err != nil {
 		_ = cmd.Process.Kill()
@@ -158,6 +171,12 @@ func startReaper() (*reaperConn, error) {
 	go rc.read()
 	return rc, nil
 }
+
+// reaperRefusal is a reaper that started but cannot serve (the kernel
+// refused to make it a subreaper).
+type reaperRefusal struct{ reason string }
+
+func (e *reaperRefusal) Error() string { return "reaper refused: " + e.reason }
 
 // read routes every reply to the call waiting for it.
 func (rc *reaperConn) read() {
@@ -237,6 +256,11 @@ func (rc *reaperConn) send(req request, files ...*os.File) error {
 	if err != nil {
 		return err
 	}
+	return rc.sendBytes(b, files...)
+}
+
+// sendBytes writes one encoded request with files passed along.
+func (rc *reaperConn) sendBytes(b []byte, files ...*os.File) error {
 	var oob []byte
 	if len(files) > 0 {
 		fds := make([]int, len(files))
@@ -249,7 +273,7 @@ func (rc *reaperConn) send(req request, files ...*os.File) error {
 	}
 	rc.wmu.Lock()
 	defer rc.wmu.Unlock()
-	_, _, err = rc.conn.WriteMsgUnix(b, oob, nil)
+	_, _, err := rc.conn.WriteMsgUnix(b, oob, nil)
 	return err
 }
 
@@ -300,49 +324,76 @@ func (rc *reaperConn) spawn(ctx context.Context, s spawnSpec) (spawnResult, erro
 	}
 
 	var pid int
-	select {
-	case rep := <-replies:
-		if rep.Op == opFailed {
-			stopCopies()
-			return spawnResult{}, &startError{err: replyError(rep)}
+	// A reply queued before the reaper went away wins over its going.
+	next := func() (reply, bool) {
+		select {
+		case rep := <-replies:
+			return rep, true
+		default:
 		}
-		pid = rep.Pid
-	case <-rc.gone:
+		select {
+		case rep := <-replies:
+			return rep, true
+		case <-rc.gone:
+			select {
+			case rep := <-replies:
+				return rep, true
+			default:
+				return reply{}, false
+			}
+		}
+	}
+	if rep, ok := next(); !ok {
 		stopCopies()
 		return spawnResult{}, fmt.Errorf("exec reaper: %w", rc.goneErr)
+	} else if rep.Op == opFailed {
+		stopCopies()
+		return spawnResult{}, &startError{err: replyError(rep)}
+	} else {
+		pid = rep.Pid
+	}
+	killGroup := func() {
+		if pid > 1 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
 	}
 
+	finish := func(rep reply) (spawnResult, error) {
+		res := spawnResult{status: syscall.WaitStatus(rep.Status), left: rep.Left}
+		allRead := make(chan struct{})
+		go func() { copies.Wait(); close(allRead) }()
+		select {
+		case <-allRead:
+		case <-time.After(waitDelay):
+			res.outputOpen = true
+			stopCopies()
+		}
+		return res, nil
+	}
 	var killed <-chan time.Time
 	done := ctx.Done()
 	for {
 		select {
 		case rep := <-replies:
-			if rep.Op != opExited {
-				continue
+			if rep.Op == opExited {
+				return finish(rep)
 			}
-			res := spawnResult{status: syscall.WaitStatus(rep.Status), left: rep.Left}
-			allRead := make(chan struct{})
-			go func() { copies.Wait(); close(allRead) }()
-			select {
-			case <-allRead:
-			case <-time.After(waitDelay):
-				res.outputOpen = true
-				stopCopies()
-			}
-			return res, nil
 		case <-done:
 			done = nil
 			_ = rc.send(request{Op: opKill, ID: id})
 			killed = time.After(sweepLimit + waitDelay)
 		case <-killed:
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			killGroup()
 			stopCopies()
 			return spawnResult{}, errors.New("exec reaper: no answer after killing the call")
 		case <-rc.gone:
+			if rep, ok := next(); ok && rep.Op == opExited {
+				return finish(rep) // answered before it went
+			}
 			// The program dies with the reaper (PR_SET_PDEATHSIG); its
 			// group is killed here too. Its descendants outside the group
 			// went to init.
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			killGroup()
 			stopCopies()
 			return spawnResult{}, fmt.Errorf("exec reaper: %w", rc.goneErr)
 		}
@@ -357,7 +408,7 @@ func (rc *reaperConn) sendStart(req request, stdout, stderr *os.File) error {
 		return err
 	}
 	if len(b) <= maxInline {
-		return rc.send(req, stdout, stderr)
+		return rc.sendBytes(b, stdout, stderr)
 	}
 	if len(b) > maxRequest {
 		return fmt.Errorf("arguments and environment of %d bytes, more than %d", len(b), maxRequest)

@@ -520,7 +520,7 @@ func sendReply(sock int, rep reply) bool {
 		return false
 	}
 	for {
-		err = unix.Sendmsg(sock, b, nil, nil, 0)
+		err = unix.Sendmsg(sock, b, nil, nil, unix.MSG_NOSIGNAL)
 		if err != unix.EINTR {
 			return err == nil
 		}
@@ -530,6 +530,9 @@ func sendReply(sock int, rep reply) bool {
 // killProcessAndGroup sends SIGKILL to pid and to the process group pid
 // leads, if it leads one.
 func killProcessAndGroup(pid int) {
+	if pid <= 1 {
+		return // 0 and -1 would mean the reaper's own group, or everything
+	}
 	_ = unix.Kill(-pid, unix.SIGKILL)
 	_ = unix.Kill(pid, unix.SIGKILL)
 }
