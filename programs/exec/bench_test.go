@@ -19,7 +19,9 @@ import (
 
 // BenchmarkSchedule50ms is issue 12.4's case: 200 runs through the runner
 // with a real exec inspector (testdata/inspectors/sleep.sh: a shell that
-// runs `sleep 0.05`, then answers), at --jobs 1, 4, 16 and 64. It reports
+// runs `sleep 0.05`, then answers), at --jobs 1, 4, 16 and 64, without a
+// cache, and at 16 with a fresh cache (every call a miss and a write, as
+// the first `evalcal run` with its default cache). It reports
 //
 //	x-ideal   wall time / (runs x 2 x 50ms / jobs), the issue's target (<= 1.10 at 16)
 //	x-floor   wall time / that of jobs bare goroutines running sleep.sh
@@ -48,10 +50,19 @@ func BenchmarkSchedule50ms(b *testing.B) {
 	dir := b.TempDir()
 	runs := make([]sampler.Run, n)
 	for i := range runs {
-		runs[i] = sampler.Run{ID: fmt.Sprintf("run-%03d", i), Path: dir, System: "s", Valid: true}
+		runs[i] = sampler.Run{ID: fmt.Sprintf("run-%03d", i), Path: dir, System: "s", Valid: true,
+			ContentHash: fmt.Sprintf("%064x", i+1)}
 	}
-	for _, jobs := range []int{1, 4, 16, 64} {
-		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+	for _, tt := range []struct {
+		jobs  int
+		cache bool
+	}{{1, false}, {4, false}, {16, false}, {64, false}, {16, true}} {
+		jobs := tt.jobs
+		name := fmt.Sprintf("jobs=%d", jobs)
+		if tt.cache {
+			name += "/cache"
+		}
+		b.Run(name, func(b *testing.B) {
 			ideal := time.Duration(n) * 2 * latency / time.Duration(jobs)
 			var wall, floor time.Duration
 			var self, children, floorChildren time.Duration
@@ -67,9 +78,17 @@ func BenchmarkSchedule50ms(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				opts := runner.Options{Jobs: jobs, Timeout: time.Minute}
+				if tt.cache {
+					// A fresh cache: 400 misses and 400 writes, as a
+					// first `evalcal run` makes.
+					if opts.Cache, err = runner.OpenCache(b.TempDir()); err != nil {
+						b.Fatal(err)
+					}
+				}
 				s0, c0 := cpuTimes()
 				start := time.Now()
-				res, err := runner.Run(context.Background(), runs, in, runner.Options{Jobs: jobs, Timeout: time.Minute})
+				res, err := runner.Run(context.Background(), runs, in, opts)
 				wall += time.Since(start)
 				if c, ok := any(in).(io.Closer); ok {
 					if err := c.Close(); err != nil {
