@@ -60,10 +60,12 @@
 //     them.
 //   - A process that made itself a subreaper keeps its own orphans.
 //   - If the reaper itself is killed with SIGKILL, each running program
-//     dies with it (PR_SET_PDEATHSIG) and evalcal kills its process
-//     group; their descendants outside the group go to init. Those calls
-//     fail (transiently: the runner retries them) and the next call
-//     starts a new reaper.
+//     dies with it (PR_SET_PDEATHSIG), and evalcal, seeing the socket
+//     close, kills every process carrying one of that reaper's markers
+//     (a scan of /proc) with its process group. A descendant that
+//     carries no marker and is outside its program's group goes to
+//     init. Those calls fail (transiently: the runner retries them) and
+//     the next call starts a new reaper.
 //
 // When evalcal exits, even killed with SIGKILL, or closes the Inspector,
 // the reaper sees its socket close at once, kills everything left of

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -92,23 +93,29 @@ func (l *launcher) release() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cur != nil {
-		l.cur.markGone(errors.New("inspector released"))
+		l.cur.hangUp(errors.New("inspector released"))
 	}
 }
 
 // reaperConn is evalcal's end of one reaper.
 type reaperConn struct {
 	conn *net.UnixConn
+	pid  int // the reaper's: the first part of its calls' markers
 	wmu  sync.Mutex // one sendmsg at a time
 
 	mu      sync.Mutex
 	nextID  uint64
 	waiting map[uint64]chan reply
 
-	goneOnce sync.Once
-	gone     chan struct{} // closed when the socket or the reaper ended
-	goneErr  error
-	exited   chan struct{} // closed when the reaper process was waited for
+	// gone is closed by the reader once the connection ended (the reaper
+	// exited, or evalcal hung up) and every reply sent before was routed:
+	// a call that sees it gone has all the replies it will ever get.
+	gone    chan struct{}
+	goneErr error
+
+	hangUpOnce sync.Once
+	hangUpErr  error         // why evalcal hung up, if it did
+	exited     chan struct{} // closed when the reaper process was waited for
 }
 
 // startReaper re-executes evalcal as a reaper and waits for it to say it
@@ -144,11 +151,10 @@ func startReaper() (*reaperConn, error) {
 		return nil, fmt.Errorf("start reaper: %w", err)
 	}
 	_ = theirs.Close()
-	rc := &reaperConn{conn: conn, waiting: map[uint64]chan reply{},
+	rc := &reaperConn{conn: conn, pid: cmd.Process.Pid, waiting: map[uint64]chan reply{},
 		gone: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
-		err := cmd.Wait()
-		rc.markGone(fmt.Errorf("reaper exited: %v", err))
+		_ = cmd.Wait() // its end of the socket closed with it: the reader sees that
 		close(rc.exited)
 	}()
 	var rep reply
@@ -163,7 +169,7 @@ func startReaper() (*reaperConn, error) {
 	}
 	if err != nil {
 		_ = cmd.Process.Kill()
-		rc.markGone(err)
+		_ = conn.Close()
 		<-rc.exited
 		return nil, fmt.Errorf("start reaper: %w", err)
 	}
@@ -191,7 +197,7 @@ func (rc *reaperConn) read() {
 			err = json.Unmarshal(buf[:n], &rep)
 		}
 		if err != nil {
-			rc.markGone(fmt.Errorf("reaper connection: %w", err))
+			rc.setGone(err)
 			return
 		}
 		rc.mu.Lock()
@@ -203,13 +209,30 @@ func (rc *reaperConn) read() {
 	}
 }
 
-// markGone records why the reaper is unusable (the first reason) and
-// closes the socket, which ends the reaper if it still runs.
-func (rc *reaperConn) markGone(err error) {
-	rc.goneOnce.Do(func() {
-		rc.goneErr = err
+// setGone closes gone, with the reason: evalcal's hang-up, or the end of
+// the reaper. A reaper that ended on its own (killed) cleaned up nothing:
+// evalcal then kills every process carrying one of its calls' markers
+// (their process groups too), which includes programs it had not yet
+// reported started.
+func (rc *reaperConn) setGone(err error) {
+	rc.hangUpOnce.Do(func() {}) // no hang-up after this
+	if rc.hangUpErr != nil {
+		rc.goneErr = rc.hangUpErr
+	} else {
+		rc.goneErr = fmt.Errorf("the reaper ended (%v)", err)
+		killMarked(strconv.Itoa(rc.pid) + ".")
+	}
+	_ = rc.conn.Close()
+	close(rc.gone)
+}
+
+// hangUp closes evalcal's end of the socket, which ends the reaper (it
+// kills whatever is left of any call first); the reader then sees the
+// connection end. The first reason is kept.
+func (rc *reaperConn) hangUp(err error) {
+	rc.hangUpOnce.Do(func() {
+		rc.hangUpErr = err
 		_ = rc.conn.Close()
-		close(rc.gone)
 	})
 }
 
@@ -225,7 +248,7 @@ func (rc *reaperConn) isGone() bool {
 // close ends the reaper and waits for it to exit, at most sweepLimit and
 // a second.
 func (rc *reaperConn) close() error {
-	rc.markGone(errors.New("inspector closed"))
+	rc.hangUp(errors.New("inspector closed"))
 	select {
 	case <-rc.exited:
 		return nil
@@ -309,7 +332,7 @@ func (rc *reaperConn) spawn(ctx context.Context, s spawnSpec) (spawnResult, erro
 	err = rc.sendStart(req, outW, errW)
 	_, _ = outW.Close(), errW.Close()
 	if err != nil {
-		rc.markGone(fmt.Errorf("send to reaper: %w", err))
+		rc.hangUp(fmt.Errorf("send to reaper: %w", err))
 		return spawnResult{}, fmt.Errorf("exec reaper: %w", err)
 	}
 	var copies sync.WaitGroup

@@ -355,3 +355,44 @@ func TestRelativeProgramPathIsFoundFromEvalcalsDirectory(t *testing.T) {
 		t.Errorf("markers=%s, want the program to run and see its marker", got)
 	}
 }
+
+// When the reaper is killed with SIGKILL, evalcal kills every process
+// carrying one of its calls' markers, in whatever session: the setsid and
+// nohup children of setsid_children.sh die. (Its envless child carries no
+// marker and goes to init: the documented exception.)
+func TestKilledReaperLeavesNoMarkedDescendant(t *testing.T) {
+	requireProcAndSetsid(t)
+	in := newInspector(t, script(t, "setsid_children.sh")+" hang")
+	state := os.Getenv("EVALCAL_TEST_STATE")
+	errc := inspectInBackground(in, testRuns(t, 1)[0])
+	for deadline := time.Now().Add(10 * time.Second); len(leftoversIn(state)) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the inspector never started its children")
+		}
+	}
+	pids := leftovers(t, state)
+	var setsid int
+	for name, pid := range pids {
+		if strings.HasPrefix(name, "setsid.pid.") {
+			setsid = pid
+		}
+	}
+	reaper := parentOf(t, setsid) // setsid_children.sh's shell
+	reaper = parentOf(t, reaper)
+	if got := procArgv0(t, strconv.Itoa(reaper)); got != "evalcal-exec-reaper" {
+		t.Fatalf("grandparent of the setsid child is %q, want the reaper", got)
+	}
+	if err := syscall.Kill(reaper, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-errc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Inspect did not return after its reaper was killed")
+	}
+	for name, pid := range pids {
+		if !strings.HasPrefix(name, "envless.") {
+			waitDead(t, name, pid)
+		}
+	}
+}
