@@ -100,7 +100,7 @@ func (l *launcher) release() {
 // reaperConn is evalcal's end of one reaper.
 type reaperConn struct {
 	conn *net.UnixConn
-	pid  int // the reaper's: the first part of its calls' markers
+	pid  int        // the reaper's: the first part of its calls' markers
 	wmu  sync.Mutex // one sendmsg at a time
 
 	mu      sync.Mutex
