@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -100,4 +101,65 @@ func BenchmarkRunFullyCached(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total)/float64(iters)/n, "ns/run")
+}
+
+// BenchmarkRunOverhead measures what the runner adds per inspection at
+// high concurrency (issue 12.4) with an inspector that answers at once:
+// nothing, a cache (one lookup and one write per call), plain progress
+// lines, and a progress bar. It reports ns/call over the 2,000 calls of
+// 1,000 runs at 16 jobs.
+func BenchmarkRunOverhead(b *testing.B) {
+	const n, jobs = 1000, 16
+	runs := makeRuns(n)
+	for _, tt := range []struct {
+		name string
+		opts func(b *testing.B) Options
+	}{
+		{"bare", func(*testing.B) Options { return Options{} }},
+		{"cache", func(b *testing.B) Options {
+			c, err := OpenCache(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return Options{Cache: c}
+		}},
+		{"plain-progress", func(*testing.B) Options { return Options{Progress: io.Discard} }},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			calls := 0
+			for b.Loop() {
+				b.StopTimer()
+				opts := tt.opts(b) // a fresh cache: every call a miss and a write
+				opts.Jobs, opts.Timeout = jobs, time.Minute
+				b.StartTimer()
+				res, err := Run(context.Background(), runs, sleepInspector{0}, opts)
+				if err != nil || len(res.Pairs) != n {
+					b.Fatalf("pairs %d err %v", len(res.Pairs), err)
+				}
+				calls += res.Calls
+			}
+			b.ReportMetric(float64(b.Elapsed())/float64(calls), "ns/call")
+		})
+	}
+}
+
+// BenchmarkProgressBarAdd is 16 goroutines counting inspections on a
+// terminal progress bar, the case of `evalcal run --jobs 16` on a
+// terminal. It reports ns per add.
+func BenchmarkProgressBarAdd(b *testing.B) {
+	const adds = 2000
+	for b.Loop() {
+		p := newProgressWith(io.Discard, adds, true, time.Now)
+		var wg sync.WaitGroup
+		for g := range 16 {
+			wg.Go(func() {
+				for range adds / 16 {
+					p.add(g%2 == 0, false)
+				}
+			})
+		}
+		wg.Wait()
+		p.finish()
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N*adds), "ns/add")
 }

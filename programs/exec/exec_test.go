@@ -39,6 +39,11 @@ func newInspector(t *testing.T, command string) *execinspector.Inspector {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := in.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return in
 }
 

@@ -224,8 +224,13 @@ func TestNoDescendantSurvivesConcurrentCalls(t *testing.T) {
 	}
 }
 
-// The reaper is a separate process: evalcal itself never becomes a child
-// subreaper (that would make it inherit every orphan below it).
+// The reaper is a separate process, one per Inspector: evalcal itself
+// never becomes a child subreaper. Making evalcal the subreaper would
+// save that one process, but evalcal (or a Go program embedding it) would
+// then inherit the orphans of everything it runs, not only of exec
+// calls, would have to reap them without stealing os/exec's wait
+// statuses, and nothing would be left to clean up after evalcal is killed
+// with SIGKILL (TestKilledEvalcalLeavesNoDescendant).
 func TestEvalcalDoesNotBecomeASubreaper(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Linux only")
@@ -253,8 +258,8 @@ func TestHelperInspectAndHang(t *testing.T) {
 	_, _ = in.Inspect(context.Background(), sampler.Run{ID: "r", Path: os.Getenv("EVALCAL_TEST_STATE")}, runner.Light)
 }
 
-// When evalcal is killed with SIGKILL mid-call, the reaper notices and
-// kills what the call started.
+// When evalcal is killed with SIGKILL mid-call, the reaper sees its
+// socket close and kills what the call started.
 func TestKilledEvalcalLeavesNoDescendant(t *testing.T) {
 	requireProcAndSetsid(t)
 	state := t.TempDir()
@@ -301,25 +306,6 @@ func leftoversIn(state string) []string {
 		}
 	}
 	return out
-}
-
-// BenchmarkInspect measures one call of a trivial shell inspector,
-// the reaper's re-execution included.
-func BenchmarkInspect(b *testing.B) {
-	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "good.sh"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, err := execinspector.New(p + " {run} {depth}")
-	if err != nil {
-		b.Fatal(err)
-	}
-	run := sampler.Run{ID: "r", Path: b.TempDir()}
-	for b.Loop() {
-		if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // A program killed by a signal is a transient failure that says so, with

@@ -2,13 +2,18 @@
 
 package execinspector
 
-import (
-	"context"
-	"os/exec"
-)
+import "context"
 
-// command returns the command for one call: the program in its own
-// process group (there is no reaper outside Linux).
-func command(ctx context.Context, prog string, argv []string) *exec.Cmd {
-	return groupCommand(ctx, prog, argv)
+// launcher starts programs directly in their own process group: there is
+// no reaper outside Linux.
+type launcher struct{}
+
+func newLauncher() *launcher { return &launcher{} }
+
+func (*launcher) spawn(ctx context.Context, s spawnSpec) (spawnResult, error) {
+	return spawnDirect(ctx, s)
 }
+
+func (*launcher) close() error { return nil }
+
+func (*launcher) release() {}

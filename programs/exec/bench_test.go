@@ -1,0 +1,208 @@
+package execinspector_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	execinspector "github.com/evalcal/evalcal/programs/exec"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// BenchmarkSchedule50ms is issue 12.4's case: 200 runs through the runner
+// with a real exec inspector (testdata/inspectors/sleep.sh: a shell that
+// runs `sleep 0.05`, then answers), at --jobs 1, 4, 16 and 64, without a
+// cache, and at 16 with a fresh cache (every call a miss and a write, as
+// the first `evalcal run` with its default cache). It reports
+//
+//	x-ideal   wall time / (runs x 2 x 50ms / jobs), the issue's target (<= 1.10 at 16)
+//	x-floor   wall time / that of jobs bare goroutines running sleep.sh
+//	          through os/exec for the same 400 calls: what spawning the
+//	          program costs on this machine at this moment, without the
+//	          runner or the reaper
+//	cpu-ms/call  CPU (user + system) of this process per call
+//	child-cpu-ms/call  CPU of the processes it waited for, per call: the
+//	          reaper and the program with everything it ran
+//	floor-child-cpu-ms/call  the same for the bare goroutines: the
+//	          program alone
+//
+// It is not a test: the ratios depend on the machine's load. Each
+// iteration closes its inspector, so the reaper's own start and CPU are
+// counted. Under -short (make bench) jobs=1 is skipped: with its floor
+// it takes 40 s an iteration.
+func BenchmarkSchedule50ms(b *testing.B) {
+	const (
+		n       = 200
+		latency = 50 * time.Millisecond
+	)
+	sleepSh, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "sleep.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("EVALCAL_TEST_DELAY", "0.05")
+	dir := b.TempDir()
+	runs := make([]sampler.Run, n)
+	for i := range runs {
+		runs[i] = sampler.Run{ID: fmt.Sprintf("run-%03d", i), Path: dir, System: "s", Valid: true,
+			ContentHash: fmt.Sprintf("%064x", i+1)}
+	}
+	for _, tt := range []struct {
+		jobs  int
+		cache bool
+	}{{1, false}, {4, false}, {16, false}, {64, false}, {16, true}} {
+		jobs := tt.jobs
+		name := fmt.Sprintf("jobs=%d", jobs)
+		if tt.cache {
+			name += "/cache"
+		}
+		b.Run(name, func(b *testing.B) {
+			if jobs == 1 && testing.Short() {
+				b.Skip("40 s an iteration; run without -short")
+			}
+			ideal := time.Duration(n) * 2 * latency / time.Duration(jobs)
+			var wall, floor time.Duration
+			var self, children, floorChildren time.Duration
+			iters := 0
+			for b.Loop() {
+				b.StopTimer()
+				_, fc0 := cpuTimes()
+				floor += execFloor(b, sleepSh, jobs, 2*n)
+				_, fc1 := cpuTimes()
+				floorChildren += fc1 - fc0
+				b.StartTimer()
+				in, err := execinspector.New(sleepSh)
+				if err != nil {
+					b.Fatal(err)
+				}
+				opts := runner.Options{Jobs: jobs, Timeout: time.Minute}
+				if tt.cache {
+					// A fresh cache: 400 misses and 400 writes, as a
+					// first `evalcal run` makes.
+					if opts.Cache, err = runner.OpenCache(b.TempDir()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s0, c0 := cpuTimes()
+				start := time.Now()
+				res, err := runner.Run(context.Background(), runs, in, opts)
+				wall += time.Since(start)
+				if c, ok := any(in).(io.Closer); ok {
+					if err := c.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				s1, c1 := cpuTimes()
+				self, children = self+s1-s0, children+c1-c0
+				iters++
+				if err != nil || len(res.Pairs) != n {
+					b.Fatalf("pairs %d, failures %v, err %v", len(res.Pairs), res.Failures, err)
+				}
+			}
+			calls := float64(2 * n * iters)
+			b.ReportMetric(float64(wall)/float64(iters)/float64(ideal), "x-ideal")
+			b.ReportMetric(float64(wall)/float64(floor), "x-floor")
+			b.ReportMetric(float64(self)/1e6/calls, "cpu-ms/call")
+			b.ReportMetric(float64(children)/1e6/calls, "child-cpu-ms/call")
+			b.ReportMetric(float64(floorChildren)/1e6/calls, "floor-child-cpu-ms/call")
+		})
+	}
+}
+
+// execFloor is the wall time of jobs goroutines running prog through
+// os/exec, calls times in all.
+func execFloor(b *testing.B, prog string, jobs, calls int) time.Duration {
+	var wg sync.WaitGroup
+	next := make(chan struct{}, calls)
+	for range calls {
+		next <- struct{}{}
+	}
+	close(next)
+	start := time.Now()
+	for range jobs {
+		wg.Go(func() {
+			for range next {
+				if out, err := exec.Command(prog).Output(); err != nil || len(out) == 0 {
+					b.Errorf("%s: %v", prog, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// cpuTimes returns the user + system CPU of this process and of its
+// waited-for descendants.
+func cpuTimes() (self, children time.Duration) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
+		children = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return self, children
+}
+
+// BenchmarkInspect is one call after another of a trivial shell
+// inspector (testdata/inspectors/good.sh) through one reaper. Besides
+// ns/op it reports, per call, the CPU of this process (cpu-us/call) and
+// of the processes it waited for (child-cpu-us/call: the reaper, counted
+// once it exits at Close, and the program). BenchmarkStartProgram is the
+// same program started by os/exec alone: the differences are what the
+// exec inspector costs beyond starting the program.
+func BenchmarkInspect(b *testing.B) {
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "good.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := sampler.Run{ID: "r", Path: b.TempDir()}
+	s0, c0 := cpuTimes()
+	in, err := execinspector.New(p + " {run} {depth}")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if c, ok := any(in).(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s1, c1 := cpuTimes()
+	b.ReportMetric(float64(s1-s0)/1e3/float64(b.N), "cpu-us/call")
+	b.ReportMetric(float64(c1-c0)/1e3/float64(b.N), "child-cpu-us/call")
+}
+
+// BenchmarkStartProgram runs good.sh as BenchmarkInspect does, with
+// os/exec and nothing else.
+func BenchmarkStartProgram(b *testing.B) {
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "good.sh"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	s0, c0 := cpuTimes()
+	for b.Loop() {
+		cmd := exec.Command(p, dir, "light")
+		cmd.Env = append(os.Environ(), "EVALCAL_RUN="+dir, "EVALCAL_DEPTH=light", "EVALCAL_RUN_ID=r")
+		if out, err := cmd.Output(); err != nil || len(out) == 0 {
+			b.Fatal(err)
+		}
+	}
+	s1, c1 := cpuTimes()
+	b.ReportMetric(float64(s1-s0)/1e3/float64(b.N), "cpu-us/call")
+	b.ReportMetric(float64(c1-c0)/1e3/float64(b.N), "child-cpu-us/call")
+}
