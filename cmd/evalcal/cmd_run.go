@@ -292,6 +292,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	opts, err := o.runnerOptions(s)
 	if err != nil {
 		return err

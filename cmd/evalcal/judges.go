@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -42,6 +43,16 @@ type sides struct {
 	runs        []sampler.Run
 	// llm is true when a side is an LLM judge (retries default higher).
 	llm bool
+	// closers release what the inspectors hold (an exec inspector's
+	// reaper); Close calls them.
+	closers []io.Closer
+}
+
+// Close releases the inspectors' resources.
+func (s sides) Close() {
+	for _, c := range s.closers {
+		_ = c.Close()
+	}
 }
 
 // openSides builds the light and deep inspectors from their specs. One spec
@@ -88,6 +99,9 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 			return nil, checkSpec(flag, spec)
 		}
 		opened[spec] = in
+		if c, ok := in.(io.Closer); ok {
+			s.closers = append(s.closers, c)
+		}
 		return in, nil
 	}
 	var err error
