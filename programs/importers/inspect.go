@@ -193,7 +193,7 @@ func (l *inspectLog) readJSON(ctx context.Context, r io.Reader, lim limits) erro
 				}
 				raw, line, err := s.rawValue()
 				if err != nil {
-					return fmt.Errorf("samples[%d] (after line %d): %w", i, s.line(), err)
+					return fmt.Errorf("in samples[%d]: %w", i, err)
 				}
 				sum := sha256.Sum256(raw)
 				l.addSample(raw, fmt.Sprintf("%s:%d", l.path, line), fmt.Sprintf("samples[%d] ", i), sum[:], "")
@@ -222,9 +222,9 @@ func jsonError(err error, s *jsonStream, max int64) error {
 	case errors.Is(err, errFileTooLong):
 		return fmt.Errorf("longer than %d bytes", max)
 	case errors.As(err, &se):
-		return fmt.Errorf("line %d: not valid JSON: %w", s.line(), err)
+		return fmt.Errorf("not valid JSON after line %d: %w", s.line(), err)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return fmt.Errorf("line %d: the JSON document ends early (truncated?)", s.line())
+		return fmt.Errorf("the JSON document ends early, after line %d (truncated?)", s.line())
 	}
 	return err
 }
@@ -626,7 +626,7 @@ func (l *inspectLog) resolve(scorer string, names []string) (name, key string, e
 	case scorer == "" && len(names) == 1:
 		return names[0], "", nil
 	case scorer == "" && len(names) == 0:
-		return "", "", fmt.Errorf("inspect: %s: no sample has a score (%w)", l.path, ErrNothingToImport)
+		return "", "", fmt.Errorf("inspect: %s: no sample has a score (%w)%s", l.path, ErrNothingToImport, l.firstFailure())
 	case scorer == "":
 		return "", "", fmt.Errorf("inspect: %s: the log has %d scorers (%s): %w with inspect:%s#SCORER",
 			l.path, len(names), list, ErrChooseScorer, l.path)
@@ -639,7 +639,18 @@ func (l *inspectLog) resolve(scorer string, names []string) (name, key string, e
 	if list == "" {
 		list = "none"
 	}
-	return "", "", fmt.Errorf("inspect: %s: scorer %q %w (the log's scorers: %s)", l.path, scorer, ErrUnknownSelector, list)
+	return "", "", fmt.Errorf("inspect: %s: scorer %q %w (the log's scorers: %s)%s", l.path, scorer, ErrUnknownSelector, list, l.firstFailure())
+}
+
+// firstFailure names the first sample that could not be read, for errors
+// that may be its consequence.
+func (l *inspectLog) firstFailure() string {
+	for _, s := range l.samples {
+		if s.failure != nil {
+			return "; first unreadable sample: " + s.failure.Error()
+		}
+	}
+	return ""
 }
 
 // mapSample maps the chosen score of a sample (see the package
@@ -672,11 +683,19 @@ func mapSample(s inspectSample, name, key, selector string) (r result, covered b
 	if !has || kind == absent {
 		return result{}, false
 	}
+	field := "scores." + name + ".value"
+	if key != "" {
+		field += "." + key
+	}
 	if err != nil {
-		return result{err: sampleError(s, fieldOf("scores."+selector+".value", err))}, true
+		var fe *runner.FieldError
+		if !errors.As(err, &fe) {
+			err = &runner.FieldError{Field: field, Err: err}
+		}
+		return result{err: sampleError(s, err)}, true
 	}
 	if kind == unscored {
-		return result{err: sampleError(s, &runner.FieldError{Field: "scores." + selector + ".value",
+		return result{err: sampleError(s, &runner.FieldError{Field: field,
 			Err: errors.New("null or NaN: the scorer could not render a verdict (Score.unscored)")})}, true
 	}
 	insp := scored(v)
