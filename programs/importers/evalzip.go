@@ -175,7 +175,11 @@ func (a *evalArchive) readMember(f *zip.File) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, a.lim.member+1))
+	// Room for what the member declares (checked above), plus one byte
+	// to see a lie.
+	buf := bytes.NewBuffer(make([]byte, 0, f.UncompressedSize64+1))
+	_, err = buf.ReadFrom(io.LimitReader(rc, a.lim.member+1))
+	data := buf.Bytes()
 	a.read += int64(len(data))
 	switch {
 	case int64(len(data)) > a.lim.member:

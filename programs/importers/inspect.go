@@ -298,18 +298,36 @@ func (l *inspectLog) readEval(ctx context.Context, f *os.File, br *bufio.Reader,
 	return nil
 }
 
-// unmarshalClean decodes one JSON document after cleanReader's rewrites
-// (a byte-order mark dropped, NaN and Infinity made null). A syntax error
-// names its line.
+// unmarshalClean decodes one JSON document after cleanJSON.
 func unmarshalClean(data []byte, v any) error {
-	clean, _ := io.ReadAll(newCleanReader(bytes.NewReader(data)))
-	err := json.Unmarshal(clean, v)
+	clean, err := cleanJSON(data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(clean, v)
+}
+
+// cleanJSON applies cleanReader's rewrites to one JSON document (a
+// byte-order mark dropped, NaN and Infinity made null) and checks it is
+// valid JSON; a syntax error names its line.
+func cleanJSON(data []byte) ([]byte, error) {
+	c := newCleanReader(bytes.NewReader(data))
+	c.chunk = make([]byte, len(data)+1) // one read takes it all
+	clean, _ := io.ReadAll(c)
+	if json.Valid(clean) {
+		return clean, nil
+	}
+	var v any
+	err := json.Unmarshal(clean, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line := 1 + bytes.Count(clean[:min(int(se.Offset), len(clean))], []byte("\n"))
-		return fmt.Errorf("line %d: not valid JSON: %w", line, err)
+		return nil, fmt.Errorf("line %d: not valid JSON: %w", line, err)
 	}
-	return err
+	if err == nil {
+		err = errors.New("not valid JSON")
+	}
+	return nil, err
 }
 
 // sampleWire is the part of an EvalSample a load reads; every field is
@@ -328,7 +346,15 @@ type sampleWire struct {
 // member's name, from which the id and epoch of an unreadable sample are
 // taken.
 func (l *inspectLog) addSample(raw []byte, where, label string, sum []byte, member string) {
-	s, err := parseSample(raw)
+	clean := raw // a .json log's samples come clean and checked from its stream
+	var err error
+	if member != "" {
+		clean, err = cleanJSON(raw)
+	}
+	var s inspectSample
+	if err == nil {
+		s, err = parseSample(clean)
+	}
 	s.where, s.label, s.size = where, label, int64(len(raw))
 	s.hash = fmt.Sprintf("%x", sum)
 	if err != nil {
@@ -364,14 +390,20 @@ func sampleError(s inspectSample, err error) error {
 	return fmt.Errorf("inspect: %s: %ssample %s epoch %d: %w", s.where, s.label, s.id, s.epoch, err)
 }
 
-// parseSample reads the fields of an EvalSample that mapping needs. On an
-// error, the id and epoch are still returned when they could be read.
+// sampleKeys are the fields of an EvalSample a load reads.
+var sampleKeys = map[string]bool{"id": true, "epoch": true, "scores": true, "score": true, "error": true, "limit": true, "invalidation": true}
+
+// parseSample reads the fields of an EvalSample that mapping needs; raw
+// must be clean (see cleanReader) and valid JSON. On an error, the id and
+// epoch are still returned when they could be read.
 func parseSample(raw []byte) (inspectSample, error) {
 	var s inspectSample
-	var w sampleWire
-	if err := unmarshalClean(raw, &w); err != nil {
-		return s, fieldOf("", err)
+	fields, err := topFields(raw, func(k string) bool { return sampleKeys[k] })
+	if err != nil {
+		return s, err
 	}
+	w := sampleWire{ID: fields["id"], Epoch: fields["epoch"], Scores: fields["scores"], Score: fields["score"],
+		Error: fields["error"], Limit: fields["limit"], Invalidation: fields["invalidation"]}
 	id, err := sampleID(w.ID)
 	if err != nil {
 		return s, &runner.FieldError{Field: "id", Err: err}

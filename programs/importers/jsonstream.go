@@ -83,8 +83,18 @@ type cleanReader struct {
 
 func newCleanReader(src io.Reader) *cleanReader { return &cleanReader{src: src} }
 
-// nonFinite are the tokens cleanReader rewrites, by first byte.
-var nonFinite = map[byte]string{'N': "NaN", 'I': "Infinity", '-': "-Infinity"}
+// nonFinite returns the token cleanReader rewrites that starts with b.
+func nonFinite(b byte) string {
+	switch b {
+	case 'N':
+		return "NaN"
+	case 'I':
+		return "Infinity"
+	case '-':
+		return "-Infinity"
+	}
+	return ""
+}
 
 func (c *cleanReader) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
@@ -98,7 +108,10 @@ func (c *cleanReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill reads one chunk of input and cleans as much of it as it can.
+// fill reads one chunk of input and cleans as much of it as it can:
+// runs of ordinary bytes are copied whole, the scan stopping only at the
+// bytes that can change the state (quotes, backslashes in strings, the
+// first bytes of the tokens) and at newlines.
 func (c *cleanReader) fill() {
 	if c.chunk == nil {
 		c.chunk = make([]byte, 64<<10)
@@ -117,9 +130,18 @@ func (c *cleanReader) fill() {
 		c.started = true
 	}
 	out := c.out[:0]
-	i := 0
-	for i < len(c.in) {
-		b := c.in[i]
+	in := c.in
+	i, run := 0, 0 // in[run:i] is copied as it is
+	flush := func() {
+		out = append(out, in[run:i]...)
+		c.outOff += int64(i - run)
+	}
+loop:
+	for i < len(in) {
+		b := in[i]
+		if b == '\n' {
+			c.newlines = append(c.newlines, c.outOff+int64(i-run))
+		}
 		if c.inString {
 			switch {
 			case c.escaped:
@@ -129,29 +151,32 @@ func (c *cleanReader) fill() {
 			case b == '"':
 				c.inString = false
 			}
-		} else if tok, ok := nonFinite[b]; ok {
-			rest := c.in[i:]
+			i++
+			continue
+		}
+		switch b {
+		case '"':
+			c.inString = true
+		case 'N', 'I', '-':
+			tok := nonFinite(b)
+			rest := in[i:]
 			if len(rest) < len(tok) && !c.eof && bytes.HasPrefix([]byte(tok), rest) {
-				break // the token may continue in the next chunk
+				break loop // the token may continue in the next chunk
 			}
 			if bytes.HasPrefix(rest, []byte(tok)) {
+				flush()
 				out = append(out, "null"...)
 				c.outOff += 4
 				i += len(tok)
+				run = i
 				continue
 			}
-		} else if b == '"' {
-			c.inString = true
 		}
-		if b == '\n' {
-			c.newlines = append(c.newlines, c.outOff)
-		}
-		out = append(out, b)
-		c.outOff++
 		i++
 	}
+	flush()
 	c.out = out
-	c.in = append(c.in[:0], c.in[i:]...)
+	c.in = append(c.in[:0], in[i:]...)
 	if c.eof && len(c.in) > 0 {
 		// A cut token at the very end: pass it on for the decoder to reject.
 		c.out = append(c.out, c.in...)
@@ -287,4 +312,119 @@ func describeToken(tok json.Token) string {
 		return fmt.Sprintf("%v", t)
 	}
 	return fmt.Sprintf("%v", tok)
+}
+
+// topFields returns the raw values of the keys of the JSON object data
+// that want accepts (a later duplicate key wins, as in encoding/json),
+// skipping every other value without decoding it. data must be valid
+// JSON (a json.Decoder's RawMessage, or checked with json.Valid): the
+// skipping only tracks strings and brackets. A value that is not an
+// object is an error.
+func topFields(data []byte, want func(key string) bool) (map[string]json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	out := map[string]json.RawMessage{}
+	i++
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return nil, errors.New("unterminated object")
+		}
+		if data[i] == '}' {
+			return out, nil
+		}
+		if data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+		if data[i] != '"' {
+			return nil, errors.New("malformed object")
+		}
+		end := skipString(data, i)
+		rawKey := data[i:end]
+		if len(rawKey) < 2 {
+			return nil, errors.New("unterminated string")
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return nil, errors.New("malformed object")
+		}
+		i = skipSpace(data, i+1)
+		vEnd := skipValue(data, i)
+		key := string(rawKey[1 : len(rawKey)-1])
+		if bytes.IndexByte(rawKey, '\\') >= 0 {
+			if err := json.Unmarshal(rawKey, &key); err != nil {
+				return nil, err
+			}
+		}
+		if want(key) {
+			out[key] = data[i:vEnd]
+		}
+		i = vEnd
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string starting at data[i].
+func skipString(data []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexAny(data[i:], `"\`)
+		if j < 0 {
+			return len(data)
+		}
+		i += j
+		if data[i] == '"' {
+			return i + 1
+		}
+		i += 2 // a backslash and the byte it escapes
+		if i >= len(data) {
+			return len(data)
+		}
+	}
+}
+
+// skipValue returns the offset after the value starting at data[i].
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return i
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			j := bytes.IndexAny(data[i:], `"{}[]`)
+			if j < 0 {
+				return len(data)
+			}
+			i += j
+			switch data[i] {
+			case '"':
+				i = skipString(data, i)
+				continue
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+			i++
+			if depth == 0 {
+				return i
+			}
+		}
+		return i
+	}
+	for i < len(data) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(data[i])) {
+		i++
+	}
+	return i
 }

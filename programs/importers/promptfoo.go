@@ -25,9 +25,9 @@ const promptfooFailureError = 2
 // (an OutputFile: {evalId, results: {version, timestamp, results[],
 // prompts, stats}, config, shareableUrl, metadata}) and returns a Source
 // serving one assertion's verdicts and the runs its results are, sorted
-// by id. results.version 3 (EvaluateSummaryV3, written by promptfoo since
-// 0.60) is read, and 2 (the same results[] with a table); other versions
-// are refused. The results are streamed one by one.
+// by id. results.version 3 (EvaluateSummaryV3, the current format) is
+// read, and 2 (EvaluateSummaryV2: the same results[], with a table);
+// other versions are refused. The results are streamed one by one.
 //
 // Each result (one test case on one prompt and provider) is a run: ID is
 // "test<testIdx>-prompt<promptIdx>" (stable while the config's tests and
@@ -217,14 +217,22 @@ func resultError(r promptfooResult, err error) error {
 	return fmt.Errorf("promptfoo: %s: %stest %d prompt %d: %w", r.where, r.label, r.testIdx, r.promptIdx, err)
 }
 
-// parseResult reads the fields of an EvaluateResult that mapping needs.
-// testIdx is -1 when the test and prompt indexes could not be read.
+// resultKeys are the fields of an EvaluateResult a load reads.
+var resultKeys = map[string]bool{"testIdx": true, "promptIdx": true, "provider": true, "success": true, "score": true,
+	"error": true, "failureReason": true, "gradingResult": true}
+
+// parseResult reads the fields of an EvaluateResult that mapping needs;
+// raw must be clean and valid JSON (as a jsonStream gives it). testIdx is
+// -1 when the test and prompt indexes could not be read.
 func parseResult(raw []byte) (promptfooResult, error) {
 	r := promptfooResult{testIdx: -1, promptIdx: -1}
-	var w resultWire
-	if err := unmarshalClean(raw, &w); err != nil {
-		return r, fieldOf("", err)
+	fields, err := topFields(raw, func(k string) bool { return resultKeys[k] })
+	if err != nil {
+		return r, err
 	}
+	w := resultWire{TestIdx: fields["testIdx"], PromptIdx: fields["promptIdx"], Provider: fields["provider"],
+		Success: fields["success"], Score: fields["score"], Error: fields["error"],
+		FailureReason: fields["failureReason"], GradingResult: fields["gradingResult"]}
 	testIdx, err := index(w.TestIdx)
 	if err != nil {
 		return r, &runner.FieldError{Field: "testIdx", Err: err}
