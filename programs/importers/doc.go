@@ -1,0 +1,89 @@
+// Package importers reads the results other evaluation tools already
+// computed, inspect_ai logs (`inspect:LOG#SCORER`) and promptfoo result
+// files (`promptfoo:FILE#ASSERTION`), as inspector sources: a team that
+// scores the same samples with a cheap scorer and an expensive one can ask
+// whether the cheap one can stand in, without running anything again.
+//
+// A Source is one judge: the verdicts one scorer or assertion gave in one
+// file. It implements runner.Inspector and returns the same inspection at
+// either depth; which side it is on is the command line's choice. It also
+// tells which runs it covers (Covers), so that a deep side whose scorer
+// scored some samples only is a deep subset, and lists what it could not
+// read (Unattributed).
+//
+// # inspect_ai
+//
+// The value v of the chosen scorer on a sample (samples[].scores.SCORER.value,
+// a Score's Value: str | int | float | bool, a list of them, or a dict of
+// them) maps to a number x in [0, 1] the way inspect_ai's value_to_float
+// does (scorer/_metric.py), except that what it would warn about and count
+// as 0 is an error of that run instead:
+//
+//	"C" -> 1     "P" -> 0.5     "I" -> 0     "N" -> 0, flag no-answer (warning)
+//	other strings, lower-cased: "yes", "true" -> 1; "no", "false" -> 0;
+//	    a finite number written as a string -> that number; else an error
+//	true -> 1, false -> 0; a number -> itself
+//	a number outside [0, 1] -> an error
+//	a list -> an error (one sample, one verdict)
+//	a dict -> an error naming its keys, unless the scorer was named
+//	    SCORER.KEY: then its entry KEY, mapped by the same rules (a sample
+//	    whose dict lacks KEY is not covered)
+//	null (how NaN, +-Infinity are read: Score.unscored) -> an error: the
+//	    scorer rendered no verdict
+//
+// and then
+//
+//	runtime_fidelity = task_effectiveness = 100 * x
+//	verdict = pass if x >= 0.7, fail if x < 0.4, partial otherwise
+//
+// (DESIGN.md's thresholds on the 0-100 score; so C passes, P is partial,
+// I and N fail). A sample with an error (samples[].error) fails whatever
+// its score, with a critical run-error flag whose evidence is the error
+// message; its scores are 100 * x when the scorer gave a value, else 0. A
+// sample halted by a limit (samples[].limit) keeps its verdict and gets a
+// warning sample-limit flag. The summary is "SCORER = VALUE: explanation"
+// (SummaryRunes at most); the score's metadata is not read. A sample
+// without the scorer and without an error is not covered; a sample the
+// log marks invalidated is left out and listed by Unattributed. Costs are
+// not recorded (a Score carries no usage).
+//
+// Non-finite floats: Python's json module and pydantic write NaN and
+// Infinity as bare tokens, which JSON does not have; they are read as
+// null wherever they are (outside strings).
+//
+// # promptfoo
+//
+// With no assertion named, a result's verdict is promptfoo's own: pass
+// when success is true, fail otherwise, and both scores are 100 * score
+// (the weighted mean of its assertions' scores). With an assertion named,
+// the result's component results (gradingResult.componentResults, one per
+// assertion, assert-sets flattened as promptfoo flattens them) whose
+// assertion.metric is that name are taken, or, when no component of the
+// file has such a metric, those whose assertion.type is; several are
+// combined as promptfoo combines a test's assertions (AssertionsResult):
+//
+//	pass  = every component passed
+//	score = sum(weight_i * score_i) / sum(weight_i)   (weight default 1;
+//	        the plain mean when the weights sum to 0)
+//
+// and the verdict is pass or fail, both scores 100 * score. A score
+// outside [0, 1] is an error of that run; so is a component whose grader
+// failed (metadata.graderError: a model-graded assertion that produced no
+// verdict). A result that failed with an error (failureReason 2; before
+// failureReason existed, an error and no gradingResult) is a fail with a
+// critical run-error flag, whatever is selected. A result without the
+// selected assertion is not covered. Cost.Tokens is the grading tokens of
+// what was selected (tokensUsed.total); the reason is the summary.
+//
+// # Limits
+//
+// Every file is opened with internal/inputfile (regular files, pipes and
+// character devices; a directory or socket is refused) and read at most
+// MaxFileBytes. A .json file is streamed: memory is bounded by its largest
+// sample or result. A .eval archive's members are read one at a time,
+// never trusting their declared sizes: a member declaring more than
+// MaxMemberBytes is refused unread, one inflating past its declaration or
+// the limit is cut, all members together stay under MaxUncompressedBytes,
+// and the central directory may hold at most MaxMembers entries (checked
+// in its end record before it is read). Loads honour ctx between samples.
+package importers

@@ -1,0 +1,227 @@
+package importers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// referenceClean is cleanReader's rewriting done the plain way, on the
+// whole input at once: the independent reference of FuzzCleanReader.
+func referenceClean(in []byte) []byte {
+	in = bytes.TrimPrefix(in, []byte{0xEF, 0xBB, 0xBF})
+	var out []byte
+	inString, escaped := false, false
+	for i := 0; i < len(in); i++ {
+		b := in[i]
+		if inString {
+			out = append(out, b)
+			if escaped {
+				escaped = false
+			} else if b == '\\' {
+				escaped = true
+			} else if b == '"' {
+				inString = false
+			}
+			continue
+		}
+		replaced := false
+		for _, tok := range []string{"NaN", "Infinity", "-Infinity"} {
+			if bytes.HasPrefix(in[i:], []byte(tok)) {
+				out = append(out, "null"...)
+				i += len(tok) - 1
+				replaced = true
+				break
+			}
+		}
+		if replaced {
+			continue
+		}
+		if b == '"' {
+			inString = true
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func cleanAll(t testing.TB, r io.Reader) []byte {
+	out, err := io.ReadAll(newCleanReader(r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Tokens cut across reads, strings holding the tokens, escapes and a
+// byte-order mark: the streaming cleaner agrees with the reference,
+// read one byte at a time or whole.
+func TestCleanReader(t *testing.T) {
+	for _, in := range []string{
+		`{"a": NaN, "b": -Infinity, "c": Infinity, "d": -1.5}`,
+		`["NaN", "a\"NaN", "\\", NaN]`,
+		"\uFEFF[NaN]",
+		`[-Inf`,
+		`[Na`,
+		"{\n\"x\": NaN,\n\"y\": \"NaN\"\n}",
+	} {
+		want := referenceClean([]byte(in))
+		if got := cleanAll(t, iotest.OneByteReader(bytes.NewReader([]byte(in)))); !bytes.Equal(got, want) {
+			t.Errorf("%q one byte at a time: %q, want %q", in, got, want)
+		}
+		if got := cleanAll(t, bytes.NewReader([]byte(in))); !bytes.Equal(got, want) {
+			t.Errorf("%q whole: %q, want %q", in, got, want)
+		}
+	}
+	if got := string(referenceClean([]byte(`{"a": NaN, "b": "NaN"}`))); got != `{"a": null, "b": "NaN"}` {
+		t.Errorf("reference: %s", got)
+	}
+}
+
+// LineAt counts the newlines before an offset of the cleaned stream.
+func TestCleanReaderLineAt(t *testing.T) {
+	c := newCleanReader(bytes.NewReader([]byte("a\nNaN\n\nb")))
+	out, _ := io.ReadAll(c)
+	if string(out) != "a\nnull\n\nb" {
+		t.Fatalf("%q", out)
+	}
+	for _, q := range []struct {
+		off  int64
+		line int
+	}{{0, 1}, {1, 1}, {2, 2}, {6, 2}, {7, 3}, {8, 4}, {9, 4}} {
+		if got := c.LineAt(q.off); got != q.line {
+			t.Errorf("LineAt(%d) = %d, want %d", q.off, got, q.line)
+		}
+	}
+}
+
+func FuzzCleanReader(f *testing.F) {
+	f.Add([]byte(`{"a": NaN, "b": "Na\"N", "c": [-Infinity, Infinity]}`))
+	f.Add([]byte("\uFEFF-Inf"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		want := referenceClean(in)
+		if got := cleanAll(t, iotest.OneByteReader(bytes.NewReader(in))); !bytes.Equal(got, want) {
+			t.Fatalf("one byte at a time: %q, want %q", got, want)
+		}
+		if got := cleanAll(t, iotest.HalfReader(bytes.NewReader(in))); !bytes.Equal(got, want) {
+			t.Fatalf("half reads: %q, want %q", got, want)
+		}
+		if bytes.Count(want, []byte("\n")) != bytes.Count(in, []byte("\n")) {
+			t.Fatal("newlines changed")
+		}
+	})
+}
+
+// checkSource asserts what every successful load must give: runs sorted
+// and unique, and for each an inspection that passes CheckInspection or
+// a permanent error.
+func checkSource(t *testing.T, src *Source, runs []sampler.Run) {
+	t.Helper()
+	for i, r := range runs {
+		if i > 0 && runs[i-1].ID >= r.ID {
+			t.Fatalf("runs not sorted and unique: %q then %q", runs[i-1].ID, r.ID)
+		}
+		insp, err := src.Inspect(context.Background(), r, runner.Deep)
+		if err != nil {
+			if !runner.IsPermanent(err) {
+				t.Fatalf("run %s: not permanent: %v", r.ID, err)
+			}
+			continue
+		}
+		if err := runner.CheckInspection(insp); err != nil {
+			t.Fatalf("run %s: %v (%+v)", r.ID, err, insp)
+		}
+	}
+}
+
+func FuzzInspectJSON(f *testing.F) {
+	f.Add([]byte(logJSON("t", 2, sample("1", 1, `{"s": {"value": "C"}}`), sample(`"x"`, 2, `{"s": {"value": {"a": NaN}}}`))))
+	f.Add([]byte(`{"eval": {"task": "t"}, "samples": [{"id": 1, "epoch": 1, "score": {"value": 0.5}, "error": "e", "limit": "time"}]}`))
+	if data, err := os.ReadFile(filepath.Join(sharedSamples, "2025-05-12T20-28-13-04-00_popularity.json")); err == nil {
+		f.Add(data)
+	}
+	lim := defaultLimits
+	lim.file = 1 << 20
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, scorer := range []string{"", "s", "s.a"} {
+			log := &inspectLog{path: "fuzz.json"}
+			if err := log.readJSON(context.Background(), bytes.NewReader(data), lim); err != nil {
+				return
+			}
+			src, runs, err := log.source(scorer)
+			if err != nil {
+				continue
+			}
+			checkSource(t, src, runs)
+		}
+	})
+}
+
+func FuzzInspectEval(f *testing.F) {
+	for _, name := range []string{"log_formats.eval", "mmlu-summary-choices.eval"} {
+		if data, err := os.ReadFile(filepath.Join(sharedSamples, name)); err == nil {
+			f.Add(data)
+		}
+	}
+	dir := f.TempDir()
+	lim := limits{file: 1 << 20, member: 1 << 20, total: 4 << 20, members: 64}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.eval")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fh, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		log := &inspectLog{path: path}
+		if err := log.readEval(context.Background(), fh, bufio.NewReader(fh), lim); err != nil {
+			return
+		}
+		if src, runs, err := log.source(""); err == nil {
+			checkSource(t, src, runs)
+		}
+	})
+}
+
+func FuzzPromptfoo(f *testing.F) {
+	if data, err := os.ReadFile(twoAssertions); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(pfFile("3", pfResult(0, 0, `"success": true, "score": 1, "failureReason": 2, "error": "x"`))))
+	lim := defaultLimits
+	lim.file = 1 << 20
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, assertion := range []string{"", "contains", "quality"} {
+			pf := &promptfooFile{path: "fuzz.json"}
+			if err := pf.read(context.Background(), bufio.NewReader(bytes.NewReader(data)), lim); err != nil {
+				return
+			}
+			if src, runs, err := pf.source(assertion); err == nil {
+				checkSource(t, src, runs)
+			}
+		}
+	})
+}
+
+func FuzzInspectValue(f *testing.F) {
+	for _, v := range []string{`"C"`, `0.5`, `{"a": "P"}`, `[1]`, `null`, `"1e-3"`, `true`} {
+		f.Add(v, "")
+		f.Add(v, "a")
+	}
+	f.Fuzz(func(t *testing.T, value, key string) {
+		x, kind, err := inspectValue([]byte(value), key)
+		if err == nil && (kind == valued || kind == noAnswer) && !(x >= 0 && x <= 1) {
+			t.Fatalf("%q#%q maps to %v", value, key, x)
+		}
+	})
+}

@@ -1,0 +1,869 @@
+package importers
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalcal/evalcal/internal/inputfile"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// legacyScorer is the key inspect_ai gives the single `score` of logs
+// written before `scores` existed, until it renames it after the log's
+// first scorer (EvalLog.populate_scorer_name_for_samples).
+const legacyScorer = "88F74D2C"
+
+// LoadInspect reads an inspect_ai log and returns a Source serving the
+// verdicts of one scorer and the runs the log's samples are, sorted by id.
+// Both log formats are read, told apart by their first bytes: a .json log
+// (one EvalLog document, streamed sample by sample) and a .eval log (a zip
+// archive: header.json, or _journal/start.json while the eval runs, and
+// one samples/{id}_epoch_{n}.json member per sample; stored or deflate
+// members; see the limits of this package).
+//
+// Each sample is a run: ID is the sample id (a number as written, a
+// string as is), followed by "#" and the epoch when the eval ran more
+// than one epoch (eval.config.epochs, or a sample's epoch above 1);
+// System is the task name (eval.task); Era is "inspect"; Status is failed
+// when the sample holds an error, incomplete when it was halted by a
+// limit, completed otherwise; ContentHash is the SHA-256 of the sample's
+// JSON, so the inspection cache sees a changed sample as new content.
+//
+// scorer names the scorer (a key of samples[].scores): "" takes the log's
+// only scorer, and is an error wrapping ErrChooseScorer, listing them,
+// when there are several; "NAME.KEY" takes the entry KEY of a scorer
+// whose values are dicts. A scorer found on no sample is an error
+// wrapping ErrUnknownSelector. The mapping of a value to an inspection is
+// in the package documentation.
+//
+// One bad sample loses nothing else: a sample whose id and epoch can be
+// read but whose other fields cannot, or whose value cannot be mapped,
+// fails its run's inspection with an error naming the file, the line (or
+// member) and the field; a sample without a readable id and epoch, and a
+// sample the log marks invalidated, are listed by Unattributed. The whole
+// file fails when it cannot be opened or is not a regular file, pipe or
+// character device, is longer than MaxFileBytes, is not JSON (a .json log
+// with a syntax error cannot be read past it) or not a zip archive, when
+// a .eval archive passes its member or total limits, holds no sample, or
+// when ctx ends.
+func LoadInspect(ctx context.Context, path, scorer string) (*Source, []sampler.Run, error) {
+	return loadInspect(ctx, path, scorer, defaultLimits)
+}
+
+func loadInspect(ctx context.Context, path, scorer string, lim limits) (*Source, []sampler.Run, error) {
+	f, stop, err := inputfile.Open(ctx, path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("inspect: open %s: %w", path, err)
+	}
+	defer f.Close()
+	defer stop()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(4)
+	log := &inspectLog{path: path}
+	if bytes.HasPrefix(head, []byte("PK")) {
+		err = log.readEval(ctx, f, br, lim)
+	} else {
+		err = log.readJSON(ctx, br, lim)
+	}
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		return nil, nil, fmt.Errorf("inspect: read %s: %w", path, inputfile.ReadError(ctx, err))
+	}
+	return log.source(scorer)
+}
+
+// inspectLog is what a load keeps of a log: its header and, per sample,
+// what mapping needs (never its transcript).
+type inspectLog struct {
+	path   string
+	task   string
+	epochs int
+	// firstScore is results.scores[0].name (or the legacy
+	// results.scorer.name): the name of a legacy sample `score`.
+	firstScore   string
+	sum          string
+	samples      []inspectSample
+	unattributed []string
+}
+
+// inspectSample is one sample as a load keeps it.
+type inspectSample struct {
+	id    string
+	epoch int
+	// where is "file:line" (a .json log) or "file: member" (a .eval log);
+	// label is "samples[i] " in a .json log.
+	where, label string
+	hash         string
+	size         int64
+	// failure, when set, is why the sample could not be read.
+	failure     error
+	errMessage  string
+	hasError    bool
+	limit       string
+	invalidated bool
+	scores      map[string]inspectScore
+}
+
+// inspectScore is one scorer's Score on a sample.
+type inspectScore struct {
+	value       json.RawMessage
+	answer      string
+	explanation string
+	err         error
+}
+
+// headerWire is the part of EvalLog (header.json, or a .json log's top
+// level) a load reads; _journal/start.json has the same eval.
+type headerWire struct {
+	Eval struct {
+		Task   string `json:"task"`
+		Config struct {
+			Epochs *int `json:"epochs"`
+		} `json:"config"`
+	} `json:"eval"`
+	Results *resultsWire `json:"results"`
+}
+
+type resultsWire struct {
+	Scores []struct {
+		Name string `json:"name"`
+	} `json:"scores"`
+	Scorer *struct {
+		Name string `json:"name"`
+	} `json:"scorer"`
+}
+
+func (l *inspectLog) setHeader(h headerWire) {
+	l.task = h.Eval.Task
+	if e := h.Eval.Config.Epochs; e != nil {
+		l.epochs = *e
+	}
+	l.setResults(h.Results)
+}
+
+func (l *inspectLog) setResults(r *resultsWire) {
+	switch {
+	case r == nil:
+	case len(r.Scores) > 0:
+		l.firstScore = r.Scores[0].Name
+	case r.Scorer != nil:
+		l.firstScore = r.Scorer.Name
+	}
+}
+
+// readJSON streams a .json log: eval and results are decoded whole, each
+// element of samples on its own, and everything else is skipped.
+func (l *inspectLog) readJSON(ctx context.Context, r io.Reader, lim limits) error {
+	s := newJSONStream(r, lim.file)
+	err := s.object(func(key string) error {
+		var err error
+		switch key {
+		case "eval":
+			var h headerWire
+			if err = s.dec.Decode(&h.Eval); err != nil {
+				err = fieldOf("eval", err)
+			}
+			l.setHeader(h)
+		case "results":
+			var res resultsWire
+			if err = s.dec.Decode(&res); err != nil {
+				err = fieldOf("results", err)
+			}
+			l.setResults(&res)
+		case "samples":
+			err = s.array(func(i int) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				raw, line, err := s.rawValue()
+				if err != nil {
+					return fmt.Errorf("in samples[%d]: %w", i, err)
+				}
+				sum := sha256.Sum256(raw)
+				l.addSample(raw, fmt.Sprintf("%s:%d", l.path, line), fmt.Sprintf("samples[%d] ", i), sum[:], "")
+				return nil
+			})
+		default:
+			err = s.skip()
+		}
+		s.line() // forget the newlines read so far
+		return err
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		return jsonError(err, s, lim.file)
+	}
+	l.sum = s.lim.hexSum()
+	return nil
+}
+
+// jsonError says what stopped a streamed document.
+func jsonError(err error, s *jsonStream, max int64) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, errFileTooLong):
+		return fmt.Errorf("longer than %d bytes", max)
+	case errors.As(err, &se):
+		return fmt.Errorf("not valid JSON after line %d: %w", s.line(), err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("the JSON document ends early, after line %d (truncated?)", s.line())
+	}
+	return err
+}
+
+// fieldOf names the field of a decoding error.
+func fieldOf(field string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		f := field
+		if te.Field != "" {
+			f += "." + te.Field
+		}
+		return &runner.FieldError{Field: f, Err: fmt.Errorf("%s is not a %s", te.Value, te.Type)}
+	}
+	return err
+}
+
+// samplesMember matches inspect_ai's sample members, samples/{id}_epoch_{n}.json.
+var samplesMember = regexp.MustCompile(`^samples/([^/]+)_epoch_([0-9]+)\.json$`)
+
+// readEval reads a .eval archive: its header, then each sample member in
+// directory order (of members with one name, the last, as Python's
+// zipfile reads them).
+func (l *inspectLog) readEval(ctx context.Context, f *os.File, br *bufio.Reader, lim limits) error {
+	a, err := openEvalArchive(ctx, f, br, lim)
+	if err != nil {
+		return err
+	}
+	l.sum = a.sum
+	last := map[string]int{}
+	for i, m := range a.zr.File {
+		last[m.Name] = i
+	}
+	header, ok := last["header.json"]
+	if !ok {
+		header, ok = last["_journal/start.json"]
+	}
+	if !ok {
+		return errors.New("neither header.json nor _journal/start.json: not an inspect_ai .eval log")
+	}
+	hm := a.zr.File[header]
+	data, err := a.readMember(hm)
+	if err != nil {
+		return fmt.Errorf("%s: %w", hm.Name, err)
+	}
+	var h headerWire
+	if err := unmarshalClean(data, &h); err != nil {
+		return fmt.Errorf("%s: %w", hm.Name, fieldOf("", err))
+	}
+	l.setHeader(h)
+	for i, m := range a.zr.File {
+		if last[m.Name] != i || !strings.HasPrefix(m.Name, "samples/") || !strings.HasSuffix(m.Name, ".json") ||
+			strings.Count(m.Name, "/") != 1 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		where := l.path + ": " + m.Name
+		data, err := a.readMember(m)
+		if errors.Is(err, errUncompressedTotal) {
+			return fmt.Errorf("%s: %w", m.Name, err)
+		}
+		if err != nil {
+			l.reject(inspectSample{where: where}, m.Name, fmt.Errorf("cannot be read: %w", err))
+			continue
+		}
+		sum := sha256.Sum256(data)
+		l.addSample(data, where, "", sum[:], m.Name)
+	}
+	return nil
+}
+
+// unmarshalClean decodes one JSON document after cleanJSON.
+func unmarshalClean(data []byte, v any) error {
+	clean, err := cleanJSON(data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(clean, v)
+}
+
+// cleanJSON applies cleanReader's rewrites to one JSON document (a
+// byte-order mark dropped, NaN and Infinity made null) and checks it is
+// valid JSON; a syntax error names its line.
+func cleanJSON(data []byte) ([]byte, error) {
+	c := newCleanReader(bytes.NewReader(data))
+	c.chunk = make([]byte, len(data)+1) // one read takes it all
+	clean, _ := io.ReadAll(c)
+	if json.Valid(clean) {
+		return clean, nil
+	}
+	var v any
+	err := json.Unmarshal(clean, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(clean[:min(int(se.Offset), len(clean))], []byte("\n"))
+		return nil, fmt.Errorf("line %d: not valid JSON: %w", line, err)
+	}
+	if err == nil {
+		err = errors.New("not valid JSON")
+	}
+	return nil, err
+}
+
+// sampleWire is the part of an EvalSample a load reads; every field is
+// decoded on its own, so that a bad one is named.
+type sampleWire struct {
+	ID           json.RawMessage `json:"id"`
+	Epoch        json.RawMessage `json:"epoch"`
+	Scores       json.RawMessage `json:"scores"`
+	Score        json.RawMessage `json:"score"`
+	Error        json.RawMessage `json:"error"`
+	Limit        json.RawMessage `json:"limit"`
+	Invalidation json.RawMessage `json:"invalidation"`
+}
+
+// addSample reads one sample's JSON. member, in a .eval log, is the
+// member's name, from which the id and epoch of an unreadable sample are
+// taken.
+func (l *inspectLog) addSample(raw []byte, where, label string, sum []byte, member string) {
+	clean := raw // a .json log's samples come clean and checked from its stream
+	var err error
+	if member != "" {
+		clean, err = cleanJSON(raw)
+	}
+	var s inspectSample
+	if err == nil {
+		s, err = parseSample(clean)
+	}
+	s.where, s.label, s.size = where, label, int64(len(raw))
+	s.hash = fmt.Sprintf("%x", sum)
+	if err != nil {
+		l.reject(s, member, err)
+		return
+	}
+	l.samples = append(l.samples, s)
+}
+
+// reject records a sample that could not be read: as its run's failure
+// when its id and epoch are known (from a .eval member's name at least),
+// else as unattributed.
+func (l *inspectLog) reject(s inspectSample, member string, err error) {
+	if s.id == "" || s.epoch < 1 {
+		m := samplesMember.FindStringSubmatch(member)
+		if m == nil {
+			l.unattributed = append(l.unattributed, fmt.Sprintf("%s: %s%v", s.where, s.label, err))
+			return
+		}
+		s.id, s.epoch, _ = m[1], 0, 0
+		s.epoch, _ = strconv.Atoi(m[2])
+		if s.epoch < 1 {
+			l.unattributed = append(l.unattributed, fmt.Sprintf("%s: %s%v", s.where, s.label, err))
+			return
+		}
+	}
+	s.failure = sampleError(s, err)
+	l.samples = append(l.samples, s)
+}
+
+// sampleError is an error about sample s, naming where it is.
+func sampleError(s inspectSample, err error) error {
+	return fmt.Errorf("inspect: %s: %ssample %s epoch %d: %w", s.where, s.label, s.id, s.epoch, err)
+}
+
+// sampleKeys are the fields of an EvalSample a load reads.
+var sampleKeys = map[string]bool{"id": true, "epoch": true, "scores": true, "score": true, "error": true, "limit": true, "invalidation": true}
+
+// parseSample reads the fields of an EvalSample that mapping needs; raw
+// must be clean (see cleanReader) and valid JSON. On an error, the id and
+// epoch are still returned when they could be read.
+func parseSample(raw []byte) (inspectSample, error) {
+	var s inspectSample
+	fields, err := topFields(raw, func(k string) bool { return sampleKeys[k] })
+	if err != nil {
+		return s, err
+	}
+	w := sampleWire{ID: fields["id"], Epoch: fields["epoch"], Scores: fields["scores"], Score: fields["score"],
+		Error: fields["error"], Limit: fields["limit"], Invalidation: fields["invalidation"]}
+	id, err := sampleID(w.ID)
+	if err != nil {
+		return s, &runner.FieldError{Field: "id", Err: err}
+	}
+	epoch, err := sampleEpoch(w.Epoch)
+	if err != nil {
+		return s, &runner.FieldError{Field: "epoch", Err: err}
+	}
+	s.id, s.epoch = id, epoch
+	if s.scores, err = sampleScores(w.Scores, w.Score); err != nil {
+		return s, err
+	}
+	if s.hasError, s.errMessage, err = sampleErrorMessage(w.Error); err != nil {
+		return s, &runner.FieldError{Field: "error", Err: err}
+	}
+	if s.limit, err = sampleLimit(w.Limit); err != nil {
+		return s, &runner.FieldError{Field: "limit", Err: err}
+	}
+	s.invalidated = !isNull(w.Invalidation)
+	return s, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// sampleID reads a sample id: a string as is (not empty), a number as
+// written ("1", not "1.0" unless written so).
+func sampleID(raw json.RawMessage) (string, error) {
+	t := bytes.TrimSpace(raw)
+	switch {
+	case isNull(t):
+		return "", errors.New("missing")
+	case t[0] == '"':
+		var id string
+		if err := json.Unmarshal(t, &id); err != nil {
+			return "", err
+		}
+		if id == "" {
+			return "", errors.New("empty")
+		}
+		return id, nil
+	case t[0] == '-' || t[0] >= '0' && t[0] <= '9':
+		return string(t), nil
+	}
+	return "", fmt.Errorf("%s is not a string or a number", truncate(string(t), 40))
+}
+
+// sampleEpoch reads an epoch: an integer, 1 or more.
+func sampleEpoch(raw json.RawMessage) (int, error) {
+	if isNull(raw) {
+		return 0, errors.New("missing")
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, fmt.Errorf("%s is not a number", truncate(string(bytes.TrimSpace(raw)), 40))
+	}
+	e, err := strconv.Atoi(string(n))
+	if err != nil || e < 1 {
+		return 0, fmt.Errorf("%s is not an integer of 1 or more", n)
+	}
+	return e, nil
+}
+
+// scoreWire is the part of a Score a load reads.
+type scoreWire struct {
+	Value       json.RawMessage `json:"value"`
+	Answer      *string         `json:"answer"`
+	Explanation *string         `json:"explanation"`
+}
+
+// sampleScores reads a sample's scores (or the single score of old logs,
+// under legacyScorer). A score that cannot be read fails only that
+// scorer's mapping.
+func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, error) {
+	out := map[string]inspectScore{}
+	var raw map[string]json.RawMessage
+	switch {
+	case !isNull(scores):
+		if err := json.Unmarshal(scores, &raw); err != nil {
+			return nil, &runner.FieldError{Field: "scores", Err: errors.New("not an object of scorer name to score")}
+		}
+	case !isNull(legacy):
+		raw = map[string]json.RawMessage{legacyScorer: legacy}
+	}
+	for name, r := range raw {
+		var w scoreWire
+		sc := inspectScore{}
+		if err := json.Unmarshal(r, &w); err != nil {
+			sc.err = &runner.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
+		} else if w.Value == nil {
+			sc.err = &runner.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
+		}
+		sc.value = w.Value
+		if w.Answer != nil {
+			sc.answer = truncate(oneLine(*w.Answer), SummaryRunes)
+		}
+		if w.Explanation != nil {
+			sc.explanation = truncate(oneLine(*w.Explanation), SummaryRunes)
+		}
+		out[name] = sc
+	}
+	return out, nil
+}
+
+// sampleErrorMessage reads a sample's error: an EvalError object (its
+// message) or, in summaries, a string.
+func sampleErrorMessage(raw json.RawMessage) (bool, string, error) {
+	if isNull(raw) {
+		return false, "", nil
+	}
+	var msg string
+	if json.Unmarshal(raw, &msg) == nil {
+		return true, truncate(oneLine(msg), SummaryRunes), nil
+	}
+	var e struct {
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return false, "", errors.New("not an EvalError object or a string")
+	}
+	if e.Message == nil {
+		return true, "(no message)", nil
+	}
+	return true, truncate(oneLine(*e.Message), SummaryRunes), nil
+}
+
+// sampleLimit reads the limit that halted a sample: an EvalSampleLimit
+// ({type, limit}) or, in summaries, its type.
+func sampleLimit(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var typ string
+	if json.Unmarshal(raw, &typ) == nil {
+		return typ + " limit", nil
+	}
+	var l struct {
+		Type  string   `json:"type"`
+		Limit *float64 `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return "", errors.New("not an EvalSampleLimit object or a string")
+	}
+	if l.Limit == nil {
+		return l.Type + " limit", nil
+	}
+	return fmt.Sprintf("%s limit %s", l.Type, strconv.FormatFloat(*l.Limit, 'g', -1, 64)), nil
+}
+
+// source resolves the scorer and maps every sample.
+func (l *inspectLog) source(scorer string) (*Source, []sampler.Run, error) {
+	if len(l.samples) == 0 {
+		if len(l.unattributed) > 0 {
+			return nil, nil, fmt.Errorf("inspect: %s: no readable sample (%w); first: %s", l.path, ErrNothingToImport, l.unattributed[0])
+		}
+		return nil, nil, fmt.Errorf("inspect: %s: no samples (%w; was it written with log_samples=False?)", l.path, ErrNothingToImport)
+	}
+	names := l.scorerNames()
+	name, key, err := l.resolve(scorer, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	selector := name
+	if key != "" {
+		selector += "." + key
+	}
+	system := l.task
+	if system == "" {
+		system = "inspect"
+	}
+	epochs := l.epochs
+	for _, s := range l.samples {
+		epochs = max(epochs, s.epoch)
+	}
+	src := &Source{identity: fmt.Sprintf("inspect:%s#%s", l.sum[:16], selector), selector: selector,
+		results: map[string]result{}, unattributed: slices.Clone(l.unattributed)}
+	runs := map[string]sampler.Run{}
+	first := map[string]string{}
+	for _, s := range l.samples {
+		if s.invalidated {
+			src.unattributed = append(src.unattributed, fmt.Sprintf("%s: %ssample %s epoch %d: invalidated in the log; left out",
+				s.where, s.label, s.id, s.epoch))
+			continue
+		}
+		id := s.id
+		if epochs > 1 {
+			id += "#" + strconv.Itoa(s.epoch)
+		}
+		if at, dup := first[id]; dup {
+			src.results[id] = result{err: sampleError(s, fmt.Errorf("sample %s epoch %d is also at %s; which is right cannot be told", s.id, s.epoch, at))}
+			continue
+		}
+		first[id] = s.where
+		run := sampler.Run{ID: id, Era: EraInspect, System: system, Status: sampler.StatusCompleted, Valid: true,
+			SizeBytes: s.size, Files: 1, ContentHash: s.hash}
+		switch {
+		case s.hasError:
+			run.Status = sampler.StatusFailed
+			run.Warnings = append(run.Warnings, "sample error: "+s.errMessage)
+		case s.limit != "":
+			run.Status = sampler.StatusIncomplete
+			run.Warnings = append(run.Warnings, "halted by its "+s.limit)
+		}
+		if s.failure != nil {
+			run.Status = sampler.StatusUnknown
+			src.results[id] = result{err: s.failure}
+			runs[id] = run
+			continue
+		}
+		runs[id] = run
+		if r, covered := mapSample(s, name, key, selector); covered {
+			r.insp.RunID, r.insp.System = id, system
+			src.results[id] = r
+		}
+	}
+	out := make([]sampler.Run, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	return src, out, nil
+}
+
+// scorerNames are the scorers of the log's samples, sorted, the legacy
+// single score renamed after the log's first scorer as inspect_ai does.
+func (l *inspectLog) scorerNames() []string {
+	set := map[string]bool{}
+	for i := range l.samples {
+		s := &l.samples[i]
+		if sc, ok := s.scores[legacyScorer]; ok && l.firstScore != "" {
+			delete(s.scores, legacyScorer)
+			s.scores[l.firstScore] = sc
+		}
+		for name := range s.scores {
+			set[name] = true
+		}
+	}
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// resolve turns the scorer asked for into a scorer name and a dict key.
+func (l *inspectLog) resolve(scorer string, names []string) (name, key string, err error) {
+	list := strings.Join(names, ", ")
+	switch {
+	case scorer == "" && len(names) == 1:
+		return names[0], "", nil
+	case scorer == "" && len(names) == 0:
+		return "", "", fmt.Errorf("inspect: %s: no sample has a score (%w)%s", l.path, ErrNothingToImport, l.firstFailure())
+	case scorer == "":
+		return "", "", fmt.Errorf("inspect: %s: the log has %d scorers (%s): %w with inspect:%s#SCORER",
+			l.path, len(names), list, ErrChooseScorer, l.path)
+	case slices.Contains(names, scorer):
+		return scorer, "", nil
+	}
+	if i := strings.LastIndexByte(scorer, '.'); i > 0 && slices.Contains(names, scorer[:i]) {
+		return scorer[:i], scorer[i+1:], nil
+	}
+	if list == "" {
+		list = "none"
+	}
+	return "", "", fmt.Errorf("inspect: %s: scorer %q %w (the log's scorers: %s)%s", l.path, scorer, ErrUnknownSelector, list, l.firstFailure())
+}
+
+// firstFailure names the first sample that could not be read, for errors
+// that may be its consequence.
+func (l *inspectLog) firstFailure() string {
+	for _, s := range l.samples {
+		if s.failure != nil {
+			return "; first unreadable sample: " + s.failure.Error()
+		}
+	}
+	return ""
+}
+
+// mapSample maps the chosen score of a sample (see the package
+// documentation); covered is false when the sample has no value from
+// the scorer and no error.
+func mapSample(s inspectSample, name, key, selector string) (r result, covered bool) {
+	sc, has := s.scores[name]
+	var v float64
+	var kind valueKind
+	var err error
+	if has {
+		if sc.err != nil {
+			err = sc.err
+		} else {
+			v, kind, err = inspectValue(sc.value, key)
+		}
+	}
+	if s.hasError {
+		// The sample did not complete: fail, whatever the scorer said.
+		insp := runner.Inspection{Verdict: runner.VerdictFail}
+		if has && err == nil && kind == valued {
+			insp = scored(v)
+			insp.Verdict = runner.VerdictFail
+		}
+		insp.Flags = []runner.Flag{{ID: FlagRunError, Severity: runner.SeverityCritical,
+			Description: "inspect_ai recorded an error that halted the sample", Evidence: s.errMessage}}
+		insp.Summary = truncate("sample error: "+s.errMessage, SummaryRunes)
+		return result{insp: insp}, true
+	}
+	if !has || kind == absent {
+		return result{}, false
+	}
+	field := "scores." + name + ".value"
+	if key != "" {
+		field += "." + key
+	}
+	if err != nil {
+		var fe *runner.FieldError
+		if !errors.As(err, &fe) {
+			err = &runner.FieldError{Field: field, Err: err}
+		}
+		return result{err: sampleError(s, err)}, true
+	}
+	if kind == unscored {
+		return result{err: sampleError(s, &runner.FieldError{Field: field,
+			Err: errors.New("null or NaN: the scorer could not render a verdict (Score.unscored)")})}, true
+	}
+	insp := scored(v)
+	if kind == noAnswer {
+		insp.Flags = []runner.Flag{{ID: FlagNoAnswer, Severity: runner.SeverityWarning,
+			Description: "the scorer recorded no answer (N)", Evidence: sc.answer}}
+	}
+	if s.limit != "" {
+		insp.Flags = append(insp.Flags, runner.Flag{ID: FlagLimit, Severity: runner.SeverityWarning,
+			Description: "inspect_ai halted the sample at its " + s.limit, Evidence: s.limit})
+	}
+	summary := selector + " = " + valueText(sc.value, key)
+	if sc.explanation != "" {
+		summary += ": " + sc.explanation
+	}
+	insp.Summary = truncate(summary, SummaryRunes)
+	return result{insp: insp}, true
+}
+
+// valueText shows the value mapped: a string as it is, anything else as
+// its JSON.
+func valueText(value json.RawMessage, key string) string {
+	if key != "" {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(value, &m) == nil {
+			value = m[key]
+		}
+	}
+	var s string
+	if json.Unmarshal(value, &s) == nil {
+		return truncate(oneLine(s), 60)
+	}
+	return truncate(oneLine(string(value)), 60)
+}
+
+// valueKind is what a score value turned out to be.
+type valueKind int
+
+const (
+	valued   valueKind = iota // a value in [0, 1]
+	noAnswer                  // "N": 0, and a no-answer flag
+	unscored                  // null (NaN or an infinity in the log): no verdict
+	absent                    // a dict value without the key asked for
+)
+
+// inspectValue maps a Score value to a number in [0, 1], following
+// inspect_ai's value_to_float (scorer/_metric.py): "C" 1, "P" 0.5, "I" 0,
+// "N" 0 (noAnswer); other strings, lower-cased, "yes" and "true" 1, "no"
+// and "false" 0, a finite number written as a string that number;
+// booleans 1 and 0; numbers as they are. Where value_to_float warns and
+// returns 0, this is an error instead: a string it cannot read, a list, a
+// dict (unless key names one of its entries, mapped by the same rules),
+// and a number outside [0, 1].
+func inspectValue(value json.RawMessage, key string) (float64, valueKind, error) {
+	t := bytes.TrimSpace(value)
+	if len(t) == 0 {
+		return 0, 0, errors.New("missing")
+	}
+	switch t[0] {
+	case '[':
+		return 0, 0, fmt.Errorf("a list (%s) cannot be mapped to one verdict", truncate(string(t), 60))
+	case '{':
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(t, &m); err != nil {
+			return 0, 0, err
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if key == "" {
+			return 0, 0, fmt.Errorf("a dict of %s: name one entry with #SCORER.KEY", strings.Join(keys, ", "))
+		}
+		entry, ok := m[key]
+		if !ok {
+			return 0, absent, nil
+		}
+		if e := bytes.TrimSpace(entry); len(e) > 0 && (e[0] == '{' || e[0] == '[') {
+			return 0, 0, fmt.Errorf("entry %q is not a single value", key)
+		}
+		return inspectValue(entry, "")
+	}
+	if key != "" {
+		return 0, 0, fmt.Errorf("%s is not a dict, so it has no entry %q", truncate(string(t), 40), key)
+	}
+	switch {
+	case string(t) == "null":
+		return 0, unscored, nil
+	case string(t) == "true":
+		return 1, valued, nil
+	case string(t) == "false":
+		return 0, valued, nil
+	case t[0] == '"':
+		var s string
+		if err := json.Unmarshal(t, &s); err != nil {
+			return 0, 0, err
+		}
+		return inspectString(s)
+	}
+	x, err := strconv.ParseFloat(string(t), 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s is not a value", truncate(string(t), 40))
+	}
+	return inRange(x)
+}
+
+// inspectString maps a string value (value_to_float's order: the exact
+// C, P, I, N first, then yes/true/no/false in any case, then a number).
+func inspectString(s string) (float64, valueKind, error) {
+	switch s {
+	case "C":
+		return 1, valued, nil
+	case "P":
+		return 0.5, valued, nil
+	case "I":
+		return 0, valued, nil
+	case "N":
+		return 0, noAnswer, nil
+	}
+	switch strings.ToLower(s) {
+	case "yes", "true":
+		return 1, valued, nil
+	case "no", "false":
+		return 0, valued, nil
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, 0, fmt.Errorf("%q is not C, P, I, N, yes, no, true, false or a number", truncate(s, 40))
+	}
+	return inRange(x)
+}
+
+func inRange(x float64) (float64, valueKind, error) {
+	if !(x >= 0 && x <= 1) {
+		return 0, 0, fmt.Errorf("%v is outside [0, 1]", x)
+	}
+	return x, valued, nil
+}
