@@ -102,6 +102,21 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// A light source that covers some runs only (imported results, a saved
+	// file) has nothing to say about the others: they are left out, not
+	// failed (the deep side's coverage is the deep subset instead).
+	uncovered := 0
+	if cov, ok := cfg.Light.(Coverage); ok {
+		kept := runs[:0:0]
+		for _, r := range runs {
+			if cov.Covers(r.ID, runner.Light) {
+				kept = append(kept, r)
+			} else {
+				uncovered++
+			}
+		}
+		runs = kept
+	}
 	sample, err := sampler.Select(runs, cfg.Sample)
 	if err != nil {
 		return nil, &SampleError{Invalid: sample.Invalid, Err: err}
@@ -141,8 +156,10 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Sample.Rejected = u.Unattributed()
 	}
 	Fill(rep, data)
-	for _, w := range res.Warnings {
-		rep.Warnings = append(rep.Warnings, w)
+	rep.Warnings = append(rep.Warnings, res.Warnings...)
+	if uncovered > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no light inspection in the light source (%s) and were left out",
+			uncovered, cfg.LightSpec))
 	}
 	return rep, runErr
 }

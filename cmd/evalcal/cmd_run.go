@@ -200,14 +200,14 @@ func (o *runOptions) validate() error {
 			return err
 		}
 	}
-	bothSaved := strings.HasPrefix(o.Light, "saved:") && strings.HasPrefix(o.Deep, "saved:")
+	bothSaved := bringsRuns(o.Light) && bringsRuns(o.Deep)
 	switch {
 	case o.Inspections != "" && len(o.Paths) > 0:
 		return usageErrorf("run: give run PATHs or --inspections FILE, not both")
 	case !bothSaved && len(o.Paths) == 0:
 		return usageErrorHint("Run 'evalcal run --help' for usage.", "run: no run PATH given (or use --inspections FILE)")
 	case bothSaved && len(o.Paths) > 0:
-		return usageErrorf("run: saved inspections on both sides take no run PATHs")
+		return usageErrorf("run: saved or imported results on both sides bring their runs: give no run PATH")
 	case o.Jobs < 1:
 		return usageErrorf("run: --jobs must be at least 1, got %d", o.Jobs)
 	case o.Retries < 0:
@@ -264,8 +264,8 @@ func (o *runOptions) validate() error {
 	}
 	inputs := []string{o.Baseline, o.PriceFile, o.LightPrompt, o.DeepPrompt}
 	for _, spec := range []string{o.Light, o.Deep} {
-		if rest, ok := strings.CutPrefix(spec, "saved:"); ok {
-			inputs = append(inputs, rest)
+		if path := specFile(spec); path != "" {
+			inputs = append(inputs, path)
 		}
 	}
 	return o.Output.check("run", o.io.Out, inputs...)
@@ -302,7 +302,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	cfg := calibrate.Config{
 		Paths: o.Paths, Runs: s.runs, Light: s.light, Deep: s.deep, LightSpec: o.Light, DeepSpec: o.Deep,
-		Sample:     sampler.SelectOptions{N: o.Sample, Seed: o.Seed, AllowHomogeneous: o.AllowHomogeneous},
+		Sample:     sampler.SelectOptions{N: o.Sample, Seed: o.Seed, AllowHomogeneous: o.AllowHomogeneous || s.imported},
 		ShardIndex: o.shardIndex, ShardCount: o.shardCount,
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,13 +17,14 @@ import (
 
 	"github.com/evalcal/evalcal/programs/builtin"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
+	"github.com/evalcal/evalcal/programs/importers"
 	"github.com/evalcal/evalcal/programs/saved"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
 
 // specKinds are the inspector specs --light, --deep and --inspector take.
-const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL or anthropic:MODEL"
+const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER] or promptfoo:FILE[#ASSERTION]"
 
 // checkSpec checks the form of an inspector spec before any work.
 func checkSpec(flag, spec string) error {
@@ -30,10 +32,29 @@ func checkSpec(flag, spec string) error {
 	switch {
 	case spec == "builtin":
 		return nil
-	case (kind == "exec" || kind == "saved" || kind == "openai" || kind == "anthropic") && rest != "":
+	case (kind == "exec" || kind == "saved" || kind == "openai" || kind == "anthropic" ||
+		kind == "inspect" || kind == "promptfoo") && rest != "":
 		return nil
 	}
 	return usageErrorf("run: --%s must be %s, got %q", flag, specKinds, spec)
+}
+
+// bringsRuns reports whether spec names results that bring their own runs
+// (saved inspections, imported inspect_ai or promptfoo results), so that no
+// run PATH is needed.
+func bringsRuns(spec string) bool { return specFile(spec) != "" }
+
+// specFile is the file a saved or imported spec reads, or "".
+func specFile(spec string) string {
+	kind, rest, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "saved":
+		return rest
+	case "inspect", "promptfoo":
+		path, _ := importers.SplitSpec(rest)
+		return path
+	}
+	return ""
 }
 
 // sides are the two inspectors a run calibrates, with the runs a saved
@@ -43,6 +64,9 @@ type sides struct {
 	runs        []sampler.Run
 	// llm is true when a side is an LLM judge (retries default higher).
 	llm bool
+	// imported is true when a side imports another tool's results: its runs
+	// are one task's samples, so a one-system sample is expected.
+	imported bool
 	// closers release what the inspectors hold (an exec inspector's
 	// reaper); Close calls them.
 	closers []io.Closer
@@ -88,6 +112,25 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 			}
 			savedRuns = append(savedRuns, runs)
 			in = sv
+		case "inspect", "promptfoo":
+			path, sel := importers.SplitSpec(rest)
+			if err := checkRegular(path); err != nil {
+				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
+			}
+			load := importers.LoadInspect
+			if kind == "promptfoo" {
+				load = importers.LoadPromptfoo
+			}
+			src, runs, err := load(ctx, path, sel)
+			if err != nil {
+				if errors.Is(err, importers.ErrChooseScorer) || errors.Is(err, importers.ErrUnknownSelector) {
+					return nil, usageErrorf("run: --%s: %v", flag, err)
+				}
+				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
+			}
+			savedRuns = append(savedRuns, runs)
+			s.imported = true
+			in = src
 		case "openai", "anthropic":
 			j, err := openJudge(kind, rest, flag, o)
 			if err != nil {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Two assertions of one promptfoo results file on the two sides: the runs
+// are the file's tests, nothing else is needed.
+func TestRunComparesTwoPromptfooAssertions(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	file := "programs/importers/testdata/promptfoo/two-assertions.json"
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--quiet", "--format", "json",
+		"--light", "promptfoo:"+file+"#contains", "--deep", "promptfoo:"+file+"#llm-rubric")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Inputs struct {
+			Light, Deep struct{ Spec, Identity string }
+		}
+		SampleSize int `json:"sample_size"`
+		Failures   []struct {
+			RunID string `json:"run_id"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Inputs.Light.Identity, "promptfoo:") || !strings.HasSuffix(r.Inputs.Deep.Identity, "#llm-rubric") {
+		t.Errorf("inputs %+v", r.Inputs)
+	}
+	// Six test x prompt cells; the grader failed on one deep assertion.
+	if r.SampleSize+len(r.Failures) != 6 || len(r.Failures) != 1 || r.Failures[0].RunID != "test2-prompt1" {
+		t.Errorf("sample size %d, failures %+v", r.SampleSize, r.Failures)
+	}
+}
+
+// A real inspect_ai log: its samples are the runs, one task is not a
+// homogeneous-sample error, and a missing scorer is a usage error listing
+// the ones there are.
+func TestRunReadsAnInspectLog(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	log := filepath.Join("..", "shared", "inspect-samples", "2025-05-12T20-28-13-04-00_popularity.json")
+	if _, err := os.Stat(log); err != nil {
+		t.Skip("../shared/inspect-samples is absent")
+	}
+	_, stderr, code := runCLI(t, "run", "--no-cache", "--quiet", "--light", "inspect:"+log+"#match", "--deep", "inspect:"+log+"#match")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var errb strings.Builder
+	err := run(t.Context(), []string{"run", "--no-cache", "--light", "inspect:" + log + "#nosuch", "--deep", "inspect:" + log}, &errb, &errb)
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "match") {
+		t.Errorf("unknown scorer: exit %d: %v", exitCode(err), err)
+	}
+}
