@@ -17,32 +17,45 @@ import (
 // reportEncoder returns the function that writes rep in format: YAML and
 // JSON as they are encoded (report.WriteYAMLContext, WriteJSONContext:
 // memory does not grow with the document, and ctx stops them), Markdown
-// and HTML rendered first (they are a page, not the per-run listing).
+// and HTML rendered first (they are a page, not the per-run listing). A
+// ctx done before or while it writes is its error, so that an interrupted
+// run never replaces the -o file.
 func reportEncoder(ctx context.Context, format string, rep *report.Report) func(io.Writer) error {
 	return func(w io.Writer) error {
-		var render func(*report.Report) ([]byte, error)
-		switch format {
-		case "yaml":
-			return report.WriteYAMLContext(ctx, w, rep)
-		case "json":
-			return report.WriteJSONContext(ctx, w, rep)
-		case "markdown", "md":
-			render = report.Markdown
-		case "html":
-			render = report.HTML
-		default:
-			return fmt.Errorf("report: unknown format %q", format)
-		}
-		data, err := render(rep)
-		if err != nil {
-			return err
-		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		_, err = w.Write(data)
+		if err := encodeReport(ctx, w, format, rep); err != nil {
+			return err
+		}
+		// Interrupted while writing: the -o file is not replaced.
+		return ctx.Err()
+	}
+}
+
+func encodeReport(ctx context.Context, w io.Writer, format string, rep *report.Report) error {
+	var render func(*report.Report) ([]byte, error)
+	switch format {
+	case "yaml":
+		return report.WriteYAMLContext(ctx, w, rep)
+	case "json":
+		return report.WriteJSONContext(ctx, w, rep)
+	case "markdown", "md":
+		render = report.Markdown
+	case "html":
+		render = report.HTML
+	default:
+		return fmt.Errorf("report: unknown format %q", format)
+	}
+	data, err := render(rep)
+	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }
 
 // stream writes the document encode produces: to stdout as it is
