@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -65,4 +66,48 @@ func BenchmarkCachePut(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// BenchmarkCacheDecode decodes and verifies one entry in memory, without
+// the file system: format 3 (binary) against format 2 (JSON, as written
+// before; decoded as Lookup decodes it).
+func BenchmarkCacheDecode(b *testing.B) {
+	insp := benchInspection(1, Deep)
+	hash := fmt.Sprintf("%064x", 1)
+	key := CacheKey("builtin/1", Deep, hash)
+	b.Run("format=3", func(b *testing.B) {
+		data, err := encodeEntry(key, "builtin/1", Deep, hash, insp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			e, err := decodeEntry(data)
+			if err != nil || e.checksum != entryChecksum(key, e.body) || checkCached(e.insp, Deep) != nil {
+				b.Fatal("bad entry", err)
+			}
+		}
+	})
+	b.Run("format=2", func(b *testing.B) {
+		raw, err := json.Marshal(insp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := json.Marshal(cacheEntry{Format: jsonCacheFormat, Identity: "builtin/1", Depth: Deep, ContentHash: hash,
+			Inspection: raw, Checksum: checksum(key, raw)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var e cacheEntry
+			var got Inspection
+			if json.Unmarshal(data, &e) != nil || e.Checksum != checksum(key, e.Inspection) ||
+				json.Unmarshal(e.Inspection, &got) != nil || checkCached(got, Deep) != nil {
+				b.Fatal("bad entry")
+			}
+		}
+	})
 }
