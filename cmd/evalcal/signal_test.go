@@ -86,7 +86,7 @@ func countFiles(t *testing.T, dir string) int {
 		if os.IsNotExist(err) {
 			return nil // a temporary file renamed while the walk ran
 		}
-		if err == nil && !fi.IsDir() && filepath.Ext(p) == ".json" {
+		if err == nil && !fi.IsDir() && filepath.Ext(p) == ".insp" { // inspection cache entries
 			n++
 		}
 		return err
