@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,11 @@ func TestDescribeCacheRecomputesACorruptEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Lie in the payload: mark the run invalid without fixing the checksum.
-	forged := strings.Replace(string(b), `"valid":true`, `"valid":false`, 1)
+	// The description ends with its valid field, "1;" for a valid run.
+	forged := strings.TrimSuffix(string(b), "1;") + "0;"
+	if !strings.HasSuffix(string(b), "1;") {
+		forged = string(b)
+	}
 	if forged == string(b) {
 		t.Fatalf("entry has no valid field: %s", b)
 	}
@@ -234,8 +239,8 @@ func FuzzDescribeCacheEntry(f *testing.F) {
 	}
 	_, payload, _ := strings.Cut(string(good), "\n")
 	f.Add([]byte(payload))
-	f.Add([]byte("{}\n0 0 0 0 0 0 \".\"\n\n{}"))
-	f.Add([]byte("{\"version\":\"x\"}\n\n"))
+	f.Add([]byte("1:x\n0 0 0 0 0 0 \".\"\n\n0:"))
+	f.Add([]byte("18:sampler-describe/2\n\n"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		sum := sha256.Sum256(payload)
 		data := append([]byte(cacheMagic+hex.EncodeToString(sum[:])+"\n"), payload...)
@@ -253,8 +258,43 @@ func FuzzDescribeCacheEntry(f *testing.F) {
 		}
 		_, ok := fc.get(dir)
 		head, _, _ := strings.Cut(string(payload), "\n")
-		if ok && (!strings.Contains(head, `"dir":"`+dir+`"`) || !strings.Contains(head, describeVersion)) {
+		if ok && (!strings.Contains(head, strconv.Itoa(len(dir))+":"+dir) || !strings.Contains(head, describeVersion)) {
 			t.Errorf("served an entry whose header is not for %s by this code: %q", dir, head)
 		}
 	})
+}
+
+// A description survives the cache's encoding exactly, whatever its
+// strings hold (separators, newlines, UTF-8, empty and nil lists).
+func TestDescribeCacheEncodingRoundTrips(t *testing.T) {
+	odd := []string{"", "a:b;c", "1:2;", "line\nbreak", "ünïcödé", strings.Repeat("x", 300)}
+	for i := range 200 {
+		pick := func(k int) string { return odd[(i+k)%len(odd)] }
+		list := func(k int) []string {
+			out := []string{}
+			for j := range (i + k) % 4 {
+				out = append(out, pick(j+k))
+			}
+			return out
+		}
+		r := Run{ID: pick(0), Path: pick(1), Era: Era(pick(2)), System: pick(3), Status: Status(pick(4)),
+			ServicesDeclared: list(1), ServicesCompleted: list(2), ServicesErrored: list(3), ServicesSkipped: list(4),
+			BindingsPresent: list(5), BindingsMissing: list(6), ErrorFiles: list(7),
+			SizeBytes: int64(i) * 1_000_003, Files: i, ContentHash: pick(5), Valid: i%2 == 0, Invalid: pick(6)}
+		if i%3 == 0 {
+			r.Warnings = list(8)
+		}
+		normalizeRun(&r)
+		got, err := decodeRun(string(encodeRun(r)))
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		normalizeRun(&got)
+		if d := cmp.Diff(r, got); d != "" {
+			t.Fatalf("%d: (-want +got):\n%s", i, d)
+		}
+	}
+	if _, err := decodeRun("3:ab"); err == nil {
+		t.Error("a truncated description decoded")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -214,6 +215,12 @@ func BenchmarkLLMOverhead(b *testing.B) {
 	}
 	base := strings.TrimSpace(line)
 	out := filepath.Join(b.TempDir(), "report.yaml")
+	// As the evalcal binary runs (main calls tuneGC).
+	prevGC := debug.SetGCPercent(100)
+	debug.SetGCPercent(prevGC)
+	defer debug.SetGCPercent(prevGC)
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // a negative limit only reads it
+	tuneGC(os.Getenv)
 	var cpu, discovery time.Duration
 	var calls int
 	for b.Loop() {
