@@ -2,13 +2,15 @@ package main
 
 import "runtime/debug"
 
-// Garbage collector settings of the evalcal binary. Most of what evalcal
+// Garbage collector settings of `evalcal run`. Most of what a run
 // allocates is short-lived (HTTP bodies, parsed lines, encoded chunks), and
 // collecting four times less often saves a third of the CPU of an LLM
 // calibration (BenchmarkLLMOverhead: 1.5 -> 1.0 ms a call); the soft memory
 // limit makes the collector work harder before the heap passes it, so peak
 // memory stays where the default setting would put it for large inputs
 // (BenchmarkRunCorpus, testdata/bench/run/run.sh: 20,000 runs under 500 MB).
+// Other commands keep Go's defaults: `score` holds its forecasts live, and
+// collecting more often keeps 5M of them under 150 MB.
 const (
 	gcPercent   = 400
 	memoryLimit = 400 << 20

@@ -17,7 +17,6 @@ import (
 const version = "0.1.0"
 
 func main() {
-	tuneGC(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var stdout io.Writer = os.Stdout
 	if stdoutClosedAtStart() {
