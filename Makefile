@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/evalcal
 PKGS    := ./...
 
-.PHONY: all build test test-short vet fmt-check demo bench bench-python fuzz clean
+.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run fuzz clean
 
 all: build
 
@@ -51,6 +51,12 @@ bench: $(BENCHSTAT)
 # evalcal alone on 5M; prints the ratio table (about 6-10 minutes).
 bench-python:
 	sh testdata/bench/score/run.sh
+
+# bench-run: evalcal run on the bundled corpus copied to 20,000 runs, first
+# run and fully cached rerun in every format: wall, CPU, peak RSS, ratio
+# (about 4 minutes).
+bench-run:
+	sh testdata/bench/run/run.sh
 
 # fuzz: a short campaign on every parser's fuzz target.
 FUZZTIME ?= 60s
