@@ -119,7 +119,7 @@ func TestBinaryHelpForms(t *testing.T) {
 
 func TestBinaryVersion(t *testing.T) {
 	skipShort(t)
-	line := regexp.MustCompile(`^evalcal (0\.1\.0|v\S+)( \(commit [0-9a-f]{1,12}(, modified)?\))?\n$`)
+	line := regexp.MustCompile(`^evalcal (0\.2\.0|v\S+)( \(commit [0-9a-f]{1,12}(, modified)?\))?\n$`)
 	v := runBinary(t, binOptions{}, "--version")
 	if v.code != 0 || !line.MatchString(v.stdout) || v.stderr != "" {
 		t.Fatalf("--version: exit %d, stdout %q, stderr %q", v.code, v.stdout, v.stderr)

@@ -14,7 +14,7 @@ import (
 // version is evalcal's version, recorded in every report (generated_by).
 // `evalcal version` prints the module version and VCS commit of the
 // binary when the build recorded them (see versionLine).
-const version = "0.1.0"
+const version = "0.2.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

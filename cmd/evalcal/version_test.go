@@ -17,12 +17,12 @@ func TestVersionLineFromBuildInfo(t *testing.T) {
 		info debug.BuildInfo
 		want string
 	}{
-		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "evalcal 0.1.0"},
-		{debug.BuildInfo{}, "evalcal 0.1.0"},
+		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "evalcal 0.2.0"},
+		{debug.BuildInfo{}, "evalcal 0.2.0"},
 		{debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "evalcal v1.2.0"},
 		{debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
 			Settings: setting("vcs.revision", "4f47090abcdef0123456789abcdef0123456789a", "vcs.modified", "false")},
-			"evalcal 0.1.0 (commit 4f47090abcde)"},
+			"evalcal 0.2.0 (commit 4f47090abcde)"},
 		{debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201145800-4f47090abcde+dirty"},
 			Settings: setting("vcs", "git", "vcs.revision", "4f47090abcdef0123456789abcdef0123456789a", "vcs.modified", "true")},
 			"evalcal v0.0.0-20261201145800-4f47090abcde+dirty (commit 4f47090abcde, modified)"},
