@@ -124,6 +124,13 @@ var precisionRules = []precisionRule{
 	// The system-clustered agreement interval is in percent too:
 	// agreement_clustered.ci95.{lower,upper} (design_effect is a ratio).
 	{"agreement_clustered.ci95.*", Percent},
+	// Pass rates at the verdict level, in percent:
+	// leniency.{light,deep}_pass_rate.
+	{"leniency.*_rate", Percent},
+	// A plan's agreement row is in percent: the observed rate it plans at
+	// and the Wilson lower bound it reaches: agreement.{at_rate,achieved}.
+	{"agreement.at_rate", Percent},
+	{"agreement.achieved", Percent},
 	// Estimates of deep's mean 0-100 scores over all runs:
 	// estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen}.{point,se,ci95.*}
 	// (effective_n and lambda are Statistics, as are the pass-rate

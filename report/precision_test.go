@@ -259,7 +259,7 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"forecast.calibration",
 			"recommendations.expected_impact.{agreement_percent,current_percent,gain_points}",
 			"trend.{agreement,calibration,mean_delta.runtime_fidelity,mean_delta.task_effectiveness}.{before,now,difference,ci95.lower,ci95.upper}",
-			"agreement_clustered.{percent,ci95.lower,ci95.upper}",
+			"agreement_clustered.{percent,ci95.lower,ci95.upper}", "leniency.{light,deep}_pass_rate",
 			"estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen}.{point,se,ci95.lower,ci95.upper}",
 			"repeatability.{light,deep}.score_spread.{runtime_fidelity,task_effectiveness}",
 		},
