@@ -43,8 +43,8 @@ type Options struct {
 	// Cache, when not nil, is consulted before and filled after every
 	// inspector call.
 	Cache *Cache
-	// Progress, when it is a terminal, shows a progress bar; nil or any
-	// other writer means quiet.
+	// Progress shows progress: a bar on a terminal, a plain line every 10%
+	// or 30 s on any other writer (a CI log); nil means quiet.
 	Progress io.Writer
 	// Light and Deep configure each side's rate limit and price.
 	Light, Deep SideOptions
