@@ -11,17 +11,32 @@
 //     that catch what deep finds, naming the deep-only flags that recur.
 //   - pessimistic: light scores lower than deep: relax the criteria behind
 //     light's false positives, naming the light-only flags.
+//   - threshold, leniency, weak-system: rules that need only verdicts and
+//     scores (LLM judges, imported results and human labels carry no
+//     flags), each firing only when its test rejects chance at Alpha and
+//     carrying that test (Recommendation.Test): a cross-validated
+//     recalibration of light's verdict cuts on its score (thresholdRule),
+//     a one-sided split at the pass line by exact McNemar (leniencyRule),
+//     a system whose simultaneous agreement interval lies below the other
+//     systems' agreement (weakSystemRules).
 //   - severity: align the severity of flags both depths raise.
-//   - edge-cases: with agreement over HighAgreement percent, keep the
-//     light criteria and pin the remaining disagreements as regression runs.
+//   - edge-cases: with agreement over HighAgreement percent and no tested
+//     rule fired, keep the light criteria and pin the remaining
+//     disagreements as regression runs.
 //   - all-agree: every run agrees: add adversarial and edge-case runs.
 //   - preliminary: 5 runs or fewer: collect more before acting.
 //
-// Each recommendation's expected impact is computed, not guessed: the
-// agreement rate if every verdict disagreement it addresses were resolved.
-// Priorities order by rule (with low agreement, the most common type
-// first), then by impact, then by target, so the same comparisons give the
-// same list.
+// Each recommendation's expected impact is computed, not guessed, and
+// says how (Impact.Basis): by default the agreement rate if every verdict
+// disagreement it addresses were resolved (an upper bound); the tested
+// rules compute theirs from held-out folds, the split's imbalance or the
+// other systems' rate. Priorities order by rule rank, then by gain, then
+// by target, so the same comparisons give the same list. The tested rules
+// come first: a finding that passed a significance test, with an impact
+// measured on held-out runs or counts, outranks one that fires on counts
+// with an upper-bound impact. Then, with low agreement, the most common
+// type, then clusters, optimistic/pessimistic, severity, edge-cases,
+// all-agree and preliminary.
 package advisor
 
 import (
@@ -30,6 +45,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -51,16 +67,32 @@ type Recommendation struct {
 	ExpectedImpact Impact `yaml:"expected_impact" json:"expected_impact"`
 	// Addresses lists the runs whose disagreement this would resolve.
 	Addresses []string `yaml:"addresses" json:"addresses"`
+	// Test is the significance test the rule passed (rules leniency,
+	// threshold, weak-system); absent for rules that fire on counts.
+	Test *Test `yaml:"test,omitempty" json:"test,omitempty"`
+	// Cuts is the proposed verdict rule on light's score (rule threshold).
+	Cuts *Cuts `yaml:"cuts,omitempty" json:"cuts,omitempty"`
 }
 
-// Impact is the agreement rate, in percent, if every verdict disagreement
-// the recommendation addresses were resolved, beside the current rate.
+// Impact is the agreement rate, in percent, the recommendation is
+// expected to reach, beside the current rate; Basis says how it was
+// computed: by default (BasisResolved) as if every verdict disagreement
+// the recommendation addresses were resolved, an upper bound; the tested
+// rules compute their own (BasisImbalance, BasisCrossValidated,
+// BasisRestRate); empty in reports written before it existed.
+// VerdictsResolved is the net number of verdicts that
+// would change from disagreeing to agreeing.
 type Impact struct {
 	AgreementPercent float64 `yaml:"agreement_percent" json:"agreement_percent"`
 	CurrentPercent   float64 `yaml:"current_percent" json:"current_percent"`
 	GainPoints       float64 `yaml:"gain_points" json:"gain_points"`
 	VerdictsResolved int     `yaml:"verdicts_resolved" json:"verdicts_resolved"`
 	N                int     `yaml:"n" json:"n"`
+	Basis            string  `yaml:"basis,omitempty" json:"basis,omitempty"`
+	// AgreementCI95 and CurrentCI95 are Wilson 95% intervals of the two
+	// rates, in percent, where the rule computes them (threshold).
+	AgreementCI95 *statistician.Interval `yaml:"agreement_ci95,omitempty" json:"agreement_ci95,omitempty"`
+	CurrentCI95   *statistician.Interval `yaml:"current_ci95,omitempty" json:"current_ci95,omitempty"`
 }
 
 type candidate struct {
@@ -82,7 +114,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		}
 	}
 	impact := func(runs []string) Impact {
-		im := Impact{N: n}
+		im := Impact{N: n, Basis: BasisResolved}
 		if n == 0 {
 			return im
 		}
@@ -104,7 +136,9 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		if r.Addresses == nil {
 			r.Addresses = []string{}
 		}
-		r.ExpectedImpact = impact(r.Addresses)
+		if r.ExpectedImpact.Basis == "" {
+			r.ExpectedImpact = impact(r.Addresses)
+		}
 		out = append(out, candidate{rank, r})
 	}
 
@@ -187,6 +221,29 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		})
 	}
 
+	// Rules for verdicts without flags (LLM judges, imported results,
+	// human labels), each carrying the test it passed.
+	tested := false
+	if r, ok := thresholdRule(cs); ok {
+		add(0, r)
+		tested = true
+	}
+	if r, ok := leniencyRule(cs, st.Leniency); ok {
+		// Beside a threshold recommendation, leniency says why; the cuts
+		// are the fix.
+		if tested {
+			r.ProposedChange += " (the threshold recommendation gives the cuts on light's score that do it)"
+		}
+		if lenImbalance(&r, st.Leniency, n, matches) {
+			add(0, r)
+			tested = true
+		}
+	}
+	for _, r := range weakSystemRules(cs, st.AgreementBySystem) {
+		add(0, r)
+		tested = true
+	}
+
 	if runs := typeRuns[comparator.SeverityMismatch]; len(runs) > 0 {
 		add(4, Recommendation{
 			Rule:           "severity",
@@ -203,7 +260,9 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 			disagreeing = append(disagreeing, c.RunID)
 		}
 	}
-	if n > 0 && agree > HighAgreement && len(disagreeing) > 0 {
+	// "Keep the light criteria" is not said beside a tested finding that
+	// they should change.
+	if n > 0 && agree > HighAgreement && len(disagreeing) > 0 && !tested {
 		add(5, Recommendation{
 			Rule:           "edge-cases",
 			Target:         "light eval reliability",
@@ -245,6 +304,29 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		recs[i] = c.rec
 	}
 	return recs
+}
+
+// lenImbalance sets a leniency recommendation's impact: the agreement if
+// light erred as often one way as the other at the pass line, so the
+// one-sided excess |b - c| of split runs agreed (BasisImbalance). It
+// reports false when there is no excess.
+func lenImbalance(r *Recommendation, l aggregate.Leniency, n, matches int) bool {
+	excess := l.LightPassDeepNot - l.DeepPassLightNot
+	if excess < 0 {
+		excess = -excess
+	}
+	if excess == 0 || n == 0 {
+		return false
+	}
+	r.ExpectedImpact = Impact{
+		CurrentPercent:   100 * float64(matches) / float64(n),
+		AgreementPercent: 100 * float64(matches+excess) / float64(n),
+		VerdictsResolved: excess,
+		N:                n,
+		Basis:            BasisImbalance,
+	}
+	r.ExpectedImpact.GainPoints = r.ExpectedImpact.AgreementPercent - r.ExpectedImpact.CurrentPercent
+	return true
 }
 
 // scaleOffset says how much of the bias is a constant offset: the mean

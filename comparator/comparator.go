@@ -64,7 +64,16 @@ type Comparison struct {
 	// MinorNoisePoints in absolute value.
 	MinorNoise bool     `yaml:"minor_noise" json:"minor_noise"`
 	Notes      []string `yaml:"notes" json:"notes"`
+	// LightSummary and DeepSummary are the inspections' summaries (each
+	// at most SummaryRunes runes, cut at a rune), kept only when the
+	// verdicts differ: the advisor reads in them which criteria one side
+	// applies and the other does not. Empty otherwise.
+	LightSummary string `yaml:"light_summary,omitempty" json:"light_summary,omitempty"`
+	DeepSummary  string `yaml:"deep_summary,omitempty" json:"deep_summary,omitempty"`
 }
+
+// SummaryRunes bounds the summaries a comparison keeps.
+const SummaryRunes = 500
 
 // Compare compares each pair and returns the comparisons sorted by run id.
 // It never fails: inspections were validated by the runner.
@@ -99,6 +108,7 @@ func compareOne(light, deep runner.Inspection) Comparison {
 	switch {
 	case !c.VerdictMatch:
 		dt = VerdictSplit
+		c.LightSummary, c.DeepSummary = clip(light.Summary), clip(deep.Summary)
 		c.Notes = append(c.Notes, fmt.Sprintf("verdicts differ: light %s, deep %s", light.Verdict, deep.Verdict))
 	case len(c.FlagOverlap.DeepOnly) > 0:
 		dt = FalseNegative
@@ -307,4 +317,16 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// clip cuts s to SummaryRunes runes.
+func clip(s string) string {
+	n := 0
+	for i := range s {
+		if n == SummaryRunes {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }

@@ -106,6 +106,9 @@ figcaption{font-size:.85rem;color:#555;max-width:26rem}
 {{- end}}
 </ul>
 {{- end}}
+{{- if .Advice}}
+<p class="advice" id="advice"><strong>Do first:</strong> {{.Advice}}</p>
+{{- end}}
 {{- if .Notes}}
 <p class="notes">Set aside or incomplete: {{range $i, $n := .Notes}}{{if $i}} · {{end}}<a href="#{{$n.Anchor}}">{{$n.Text}}</a>{{end}} (each listed below).</p>
 {{- end}}

@@ -42,6 +42,8 @@ type banner struct {
 	Alerts     []string
 	// Why lists the reasons of the verdict.
 	Why []string
+	// Advice is the priority-1 recommendation in one line.
+	Advice string
 	// Notes say what the document sets aside or could not read, each
 	// pointing at the section that lists it.
 	Notes []note
@@ -193,6 +195,9 @@ func writeMarkdownBanner(b *bytes.Buffer, bn banner) {
 		for _, w := range bn.Why {
 			fmt.Fprintf(b, "- %s\n", mdText(w))
 		}
+	}
+	if bn.Advice != "" {
+		fmt.Fprintf(b, "\n**Do first:** %s\n", mdText(bn.Advice))
 	}
 	if len(bn.Notes) > 0 {
 		var parts []string

@@ -91,7 +91,7 @@ type precisionRule struct {
 // list true.
 var precisionRules = []precisionRule{
 	// p-values: score_correlation.{runtime_fidelity,task_effectiveness}.p,
-	// leniency.mcnemar_p.
+	// leniency.mcnemar_p, recommendations[].test.p.
 	{"p", PValue},
 	{"p_value", PValue},
 	{"pvalue", PValue},
@@ -104,6 +104,13 @@ var precisionRules = []precisionRule{
 	{"*percent", Percent},
 	// Percentage points: recommendations[].expected_impact.gain_points.
 	{"*_points", Percent},
+	// A recommendation's expected and current agreement intervals, and
+	// its proposed verdict cuts on light's 0-100 score:
+	// recommendations[].expected_impact.{agreement,current}_ci95.{lower,upper},
+	// recommendations[].cuts.{fail_below,pass_at}. (test.alpha is a
+	// Statistic.)
+	{"expected_impact.*_ci95.*", Percent},
+	{"recommendations.cuts.*", Percent},
 	// Costs as spent and as priced: merge adds the shards' usd and
 	// seconds, and prices and the budget are the user's inputs:
 	// cost.{light,deep}.{usd,seconds,price.*}, cost.budget_usd. (Per-run

@@ -87,6 +87,10 @@ type Summary struct {
 	Trust string `yaml:"trust" json:"trust"`
 	// Sentence says it in words, with the figures behind it.
 	Sentence string `yaml:"sentence" json:"sentence"`
+	// Advice is the priority-1 recommendation in one line: what to
+	// change, the agreement it is expected to reach and on what basis,
+	// and the test it passed; empty when there is none.
+	Advice string `yaml:"advice,omitempty" json:"advice,omitempty"`
 	// Why lists the rule's reasons, one line each.
 	Why []string `yaml:"why" json:"why"`
 	// GatesFailed counts the --require gates that failed (0 when none was

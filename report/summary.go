@@ -79,6 +79,34 @@ func Summarize(r *Report) {
 		parts = append(parts, "priority 1: "+r.Recommendations[0].Target)
 	}
 	r.Summary.Sentence = fmt.Sprintf("%s (%s): %s.", trustPhrase[trust], trust, strings.Join(parts, "; "))
+	if len(r.Recommendations) > 0 {
+		r.Summary.Advice = adviceLine(r.Recommendations[0])
+	}
+}
+
+// adviceLine is a recommendation in one line: "Priority 1 (rule, target):
+// change. Expected: agreement from X to Y (basis). Test: name, p = P."
+func adviceLine(rec advisor.Recommendation) string {
+	im := rec.ExpectedImpact
+	s := fmt.Sprintf("Priority %d (%s, %s): %s. Expected: agreement %s → %s", rec.Priority, rec.Rule, rec.Target,
+		rec.ProposedChange, percent(im.CurrentPercent), percent(im.AgreementPercent))
+	if im.AgreementCI95 != nil {
+		s += fmt.Sprintf(" [%s, %s]", percent(im.AgreementCI95.Lower), percent(im.AgreementCI95.Upper))
+	}
+	if im.Basis != "" {
+		s += " (" + im.Basis + ")"
+	}
+	s += "."
+	if t := rec.Test; t != nil {
+		s += " Test: " + t.Name
+		if t.P != nil {
+			s += fmt.Sprintf(", p = %.3g", *t.P)
+		} else if t.Detail != "" {
+			s += ", " + t.Detail
+		}
+		s += fmt.Sprintf(" (fires at %g).", t.Alpha)
+	}
+	return s
 }
 
 // leniencyWords says which way light errs at the pass line.
