@@ -464,3 +464,47 @@ func TestFoldsDependOnIDsAlone(t *testing.T) {
 		t.Errorf("fold sizes %v, want 3/2/2", sizes)
 	}
 }
+
+// No rule fires on noise: when light and deep are equally good judges of
+// the same quality, with light's cuts already the right ones, each tested
+// rule fires in about Alpha of the datasets or fewer.
+func TestTestedRulesStayQuietUnderTheNull(t *testing.T) {
+	const sims, n = 300, 240
+	fires := map[string]int{}
+	for s := 0; s < sims; s++ {
+		r := rand.New(rand.NewPCG(uint64(s), 99))
+		rs := make([]judged, n)
+		for i := range rs {
+			q := 100 * r.Float64()
+			lx := math.Max(0, math.Min(100, q+5*r.NormFloat64()))
+			dx := math.Max(0, math.Min(100, q+5*r.NormFloat64()))
+			lv, dv := verdictOf(lx), verdictOf(dx)
+			rs[i] = judged{id: fmt.Sprintf("s%d-%04d", s, i), system: []string{"a", "b", "c", "d"}[i%4],
+				light: lv, deep: dv, lightRF: lx, lightTE: lx, deepScore: dx}
+		}
+		cs, st := compareJudged(rs)
+		for _, rec := range Advise(cs, st) {
+			if rec.Test != nil {
+				fires[rec.Rule]++
+			}
+		}
+	}
+	t.Logf("fired in %d datasets of the null: %v", sims, fires)
+	// Binomial(300, 0.05) exceeds 24 (8%) with probability under 1%.
+	for rule, k := range fires {
+		if k > sims*8/100 {
+			t.Errorf("%s fired in %d of %d null datasets", rule, k, sims)
+		}
+	}
+}
+
+// verdictOf is DESIGN.md's verdict on a score without flags.
+func verdictOf(x float64) string {
+	switch {
+	case x >= 70:
+		return runner.VerdictPass
+	case x >= 40:
+		return runner.VerdictPartial
+	}
+	return runner.VerdictFail
+}

@@ -84,11 +84,11 @@ func Summarize(r *Report) {
 	}
 }
 
-// adviceLine is a recommendation in one line: "Priority 1 (rule, target):
+// adviceLine is a recommendation in one line: "Priority 1 [rule] target:
 // change. Expected: agreement from X to Y (basis). Test: name, p = P."
 func adviceLine(rec advisor.Recommendation) string {
 	im := rec.ExpectedImpact
-	s := fmt.Sprintf("Priority %d (%s, %s): %s. Expected: agreement %s → %s", rec.Priority, rec.Rule, rec.Target,
+	s := fmt.Sprintf("Priority %d [%s] %s: %s. Expected: agreement %s → %s", rec.Priority, rec.Rule, rec.Target,
 		rec.ProposedChange, percent(im.CurrentPercent), percent(im.AgreementPercent))
 	if im.AgreementCI95 != nil {
 		s += fmt.Sprintf(" [%s, %s]", percent(im.AgreementCI95.Lower), percent(im.AgreementCI95.Upper))

@@ -153,7 +153,7 @@ func TestRunAdvisesOnJudgeVerdictsWithoutFlags(t *testing.T) {
 		t.Error("edge-cases (keep light's criteria) beside tested findings that they should change")
 	}
 	first := rep.Recommendations[0]
-	if first.Priority != 1 || !strings.HasPrefix(rep.Summary.Advice, fmt.Sprintf("Priority 1 (%s, ", first.Rule)) {
+	if first.Priority != 1 || !strings.HasPrefix(rep.Summary.Advice, fmt.Sprintf("Priority 1 [%s] ", first.Rule)) {
 		t.Errorf("summary.advice %q does not give priority 1 (%s)", rep.Summary.Advice, first.Rule)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
@@ -162,10 +162,10 @@ func TestRunAdvisesOnJudgeVerdictsWithoutFlags(t *testing.T) {
 	if i := strings.Index(head, "\n# "); i > 0 {
 		head = head[:i]
 	}
-	if !strings.Contains(head, "**Do first:** Priority 1 ("+first.Rule) {
+	if !strings.Contains(head, "**Do first:** Priority 1 ["+first.Rule) {
 		t.Errorf("the Markdown banner lacks the priority-1 advice:\n%s", head)
 	}
-	if !strings.Contains(string(html), `<p class="advice" id="advice"><strong>Do first:</strong> Priority 1 (`+first.Rule) {
+	if !strings.Contains(string(html), `<p class="advice" id="advice"><strong>Do first:</strong> Priority 1 [`+first.Rule) {
 		t.Error("the HTML banner lacks the priority-1 advice")
 	}
 	if !strings.Contains(string(md), "Test: exact McNemar") {
