@@ -40,6 +40,11 @@ type Config struct {
 	// ShardIndex (1-based) and ShardCount select shard i of n of the
 	// sample; ShardCount <= 1 means the whole sample.
 	ShardIndex, ShardCount int
+	// ShardSource says where the shard came from ("flag", "EVALCAL_SHARD",
+	// "GitLab CI_NODE_INDEX/CI_NODE_TOTAL", ...); it is recorded with the
+	// shard (ShardCount > 1) as inputs.shard_source, and changes nothing
+	// else.
+	ShardSource string
 	// Subset runs deep on a subset of the sampled runs.
 	Subset Subset
 	// Runner configures the inspections (jobs, retries, cache, rates,
@@ -192,6 +197,7 @@ func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
 	}
 	if cfg.ShardCount > 1 {
 		rep.Inputs.Shard = fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount)
+		rep.Inputs.ShardSource = cfg.ShardSource
 	}
 	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
 	for _, r := range sample.Runs {

@@ -53,9 +53,11 @@ func ShardOf(id string, n int) int {
 // (read and bounded before anything is allocated by it), each shard is
 // given once and none is missing; the shards are of one job (same
 // inspectors, seed, sample, bins, repeats, deep subset and content; the
-// first field that differs is named); and each shard accounts for exactly
-// its own runs: every sampled run that belongs to it has a comparison, a
-// light-only inspection or a failure, and nothing else is there.
+// first field that differs is named; inputs.shard_source, where a shard's
+// index came from, may differ); and each shard accounts for exactly its
+// own runs: every sampled run that belongs to it has a comparison, a
+// light-only inspection or a failure, and nothing else is there. The
+// merged report has neither inputs.shard nor inputs.shard_source.
 func Merge(shards []*report.Report, names []string) (*report.Report, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("merge: no shard report given")
@@ -126,7 +128,7 @@ func Merge(shards []*report.Report, names []string) (*report.Report, error) {
 	}
 	merged := &report.Report{SchemaVersion: first.SchemaVersion, GeneratedBy: first.GeneratedBy,
 		Inputs: first.Inputs, Sample: first.Sample}
-	merged.Inputs.Shard = ""
+	merged.Inputs.Shard, merged.Inputs.ShardSource = "", "" // shards may come from different sources
 	Fill(merged, data)
 	return merged, nil
 }

@@ -122,6 +122,13 @@ type Inputs struct {
 	// Shard is "i/n" when this report covers shard i of n of the sample
 	// (run --shard); merge recombines shards exactly.
 	Shard string `yaml:"shard,omitempty" json:"shard,omitempty"`
+	// ShardSource says where the shard came from: "flag" (--shard i/n),
+	// "EVALCAL_SHARD", or the job runner's variables ("GitLab
+	// CI_NODE_INDEX/CI_NODE_TOTAL", "Kubernetes
+	// JOB_COMPLETION_INDEX/EVALCAL_SHARD_TOTAL", ...) for --shard auto;
+	// absent with Shard. It is not an input of the job: merge accepts
+	// shards from different sources.
+	ShardSource string `yaml:"shard_source,omitempty" json:"shard_source,omitempty"`
 	// ContentHash is the SHA-256 over the sampled runs' ids and content
 	// hashes, in id order: it changes when any input run changes. With
 	// --shard it covers the whole sample, so shards of one job share it.

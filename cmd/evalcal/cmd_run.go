@@ -72,7 +72,8 @@ type runOptions struct {
 	MaxCost                            float64
 	MaxRetryWait                       time.Duration
 
-	shardIndex, shardCount int // from Shard, 1-based
+	shardIndex, shardCount int    // from Shard, 1-based
+	shardSource            string // where Shard came from (shardFromFlag)
 	retriesGiven           bool
 	judgeSeedGiven         bool
 	temperatureGiven       bool
@@ -153,7 +154,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the inspection cache")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr (warnings and the summary still print)")
 	fs.IntVar(&o.Bins, "bins", 10, fmt.Sprintf("`N` bins of the light-score reliability table (1..%d)", maxBins))
-	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d); combine the shard reports with evalcal merge", calibrate.MaxShards))
+	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d), or auto (auto/N) to read it from the CI or Kubernetes environment; combine the shard reports with evalcal merge", calibrate.MaxShards))
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
 	fs.IntVar(&o.DeepSample, "deep-sample", 0, "inspect only `N` runs at depth deep (a seeded subset); light inspects every run")
@@ -256,11 +257,11 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if o.Shard != "" {
-		i, n, err := shardFromFlag(o.Shard)
+		i, n, source, err := shardFromFlag(o.Shard, os.Getenv)
 		if err != nil {
-			return usageErrorf("run: --shard: %v", err)
+			return usageErrorf("run: --shard: %w", err)
 		}
-		o.shardIndex, o.shardCount = i, n
+		o.shardIndex, o.shardCount, o.shardSource = i, n, source
 	}
 	inputs := []string{o.Baseline, o.PriceFile, o.LightPrompt, o.DeepPrompt}
 	for _, spec := range []string{o.Light, o.Deep} {
@@ -304,7 +305,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	cfg := calibrate.Config{
 		Paths: o.Paths, Runs: s.runs, Light: s.light, Deep: s.deep, LightSpec: o.Light, DeepSpec: o.Deep,
 		Sample:     sampler.SelectOptions{N: o.Sample, Seed: o.Seed, AllowHomogeneous: o.AllowHomogeneous || s.imported},
-		ShardIndex: o.shardIndex, ShardCount: o.shardCount,
+		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource,
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
@@ -407,58 +408,6 @@ func spentUSD(c report.Cost) string {
 		}
 	}
 	return strconv.FormatFloat(total, 'f', 4, 64)
-}
-
-// shardFromFlag reads --shard: "i/n", or "auto" to take i and n from the
-// job runner's environment, or "auto/N" to take i alone from it.
-func shardFromFlag(s string) (int, int, error) {
-	if s != "auto" && !strings.HasPrefix(s, "auto/") {
-		return calibrate.ParseShard(s)
-	}
-	spec, err := autoShard(os.Getenv, strings.TrimPrefix(strings.TrimPrefix(s, "auto"), "/"))
-	if err != nil {
-		return 0, 0, err
-	}
-	return calibrate.ParseShard(spec)
-}
-
-// autoShard finds "i/n" in the environment: EVALCAL_SHARD ("i/n"), GitLab
-// (CI_NODE_INDEX 1-based, CI_NODE_TOTAL), CircleCI (CIRCLE_NODE_INDEX
-// 0-based, CIRCLE_NODE_TOTAL), Buildkite (BUILDKITE_PARALLEL_JOB 0-based,
-// BUILDKITE_PARALLEL_JOB_COUNT) and Kubernetes indexed jobs
-// (JOB_COMPLETION_INDEX 0-based; n from "auto/N"). count, when not empty,
-// is n as given on the command line.
-func autoShard(getenv func(string) string, count string) (string, error) {
-	if v := getenv("EVALCAL_SHARD"); v != "" {
-		return v, nil
-	}
-	for _, e := range []struct {
-		index, total string
-		base         int
-	}{
-		{"CI_NODE_INDEX", "CI_NODE_TOTAL", 1},
-		{"CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0},
-		{"BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0},
-		{"JOB_COMPLETION_INDEX", "", 0},
-	} {
-		iv := getenv(e.index)
-		if iv == "" {
-			continue
-		}
-		i, err := strconv.Atoi(iv)
-		if err != nil {
-			return "", fmt.Errorf("auto: %s=%q is not a number", e.index, iv)
-		}
-		n := count
-		if e.total != "" && getenv(e.total) != "" {
-			n = getenv(e.total)
-		}
-		if n == "" {
-			return "", fmt.Errorf("auto: %s is set but the shard count is not: give --shard auto/N", e.index)
-		}
-		return fmt.Sprintf("%d/%s", i+1-e.base, n), nil
-	}
-	return "", fmt.Errorf("auto: no shard index in the environment (EVALCAL_SHARD, CI_NODE_INDEX, CIRCLE_NODE_INDEX, BUILDKITE_PARALLEL_JOB or JOB_COMPLETION_INDEX)")
 }
 
 // openCache opens the inspection cache in dir, or in the user cache

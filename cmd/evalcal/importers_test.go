@@ -58,3 +58,34 @@ func TestRunReadsAnInspectLog(t *testing.T) {
 		t.Errorf("unknown scorer: exit %d: %v", exitCode(err), err)
 	}
 }
+
+// Mapping options in a spec reach the importer (the report's identity
+// names them) and a bad one is a usage error naming it, before any file
+// is read.
+func TestRunPassesMappingOptionsToTheImporters(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	file := "programs/importers/testdata/promptfoo/two-assertions.json"
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--quiet", "--format", "json",
+		"--light", "promptfoo:"+file+"#contains", "--deep", "promptfoo:"+file+"#llm-rubric?pass=0.85")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Inputs struct {
+			Deep struct{ Spec, Identity string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(r.Inputs.Deep.Identity, "#llm-rubric?pass=0.85") {
+		t.Errorf("deep identity %q does not name the options", r.Inputs.Deep.Identity)
+	}
+	for _, spec := range []string{"inspect:no/such.eval#match?max=0", "promptfoo:no/such.json#?max=10", "inspect:no/such.eval#?P=0,P=1"} {
+		var errb strings.Builder
+		err := run(t.Context(), []string{"run", "--no-cache", "--light", spec, "--deep", spec}, &errb, &errb)
+		if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "run: --light: ") || !strings.Contains(err.Error(), "option ") {
+			t.Errorf("%s: exit %d: %v; want exit 2 naming the option", spec, exitCode(err), err)
+		}
+	}
+}

@@ -32,8 +32,14 @@ func checkSpec(flag, spec string) error {
 	switch {
 	case spec == "builtin":
 		return nil
-	case (kind == "exec" || kind == "saved" || kind == "openai" || kind == "anthropic" ||
-		kind == "inspect" || kind == "promptfoo") && rest != "":
+	case (kind == "inspect" || kind == "promptfoo") && rest != "":
+		// The mapping options (#SCORER?OPTIONS) are checked before any work.
+		_, sel := importers.SplitSpec(rest)
+		if _, _, err := importers.ParseSelector(kind, sel); err != nil {
+			return usageErrorf("run: --%s: %w", flag, err)
+		}
+		return nil
+	case (kind == "exec" || kind == "saved" || kind == "openai" || kind == "anthropic") && rest != "":
 		return nil
 	}
 	return usageErrorf("run: --%s must be %s, got %q", flag, specKinds, spec)
@@ -114,14 +120,18 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 			in = sv
 		case "inspect", "promptfoo":
 			path, sel := importers.SplitSpec(rest)
+			sel, mapping, err := importers.ParseSelector(kind, sel)
+			if err != nil {
+				return nil, usageErrorf("run: --%s: %w", flag, err)
+			}
 			if err := checkRegular(path); err != nil {
 				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
 			}
-			load := importers.LoadInspect
+			load := importers.LoadInspectWith
 			if kind == "promptfoo" {
-				load = importers.LoadPromptfoo
+				load = importers.LoadPromptfooWith
 			}
-			src, runs, err := load(ctx, path, sel)
+			src, runs, err := load(ctx, path, sel, mapping)
 			if err != nil {
 				if errors.Is(err, importers.ErrChooseScorer) || errors.Is(err, importers.ErrUnknownSelector) {
 					return nil, usageErrorf("run: --%s: %v", flag, err)

@@ -75,6 +75,37 @@
 // selected assertion is not covered. Cost.Tokens is the grading tokens of
 // what was selected (tokensUsed.total); the reason is the summary.
 //
+// # Overriding the mapping
+//
+// A spec may end with options after a "?", once the "#" is written:
+// inspect:LOG#SCORER?OPTIONS, inspect:LOG#?OPTIONS for the log's only
+// scorer, promptfoo:FILE#ASSERTION?OPTIONS (ParseSelector; a scorer or
+// assertion whose name holds a "?" needs a trailing one, "#polite??").
+// OPTIONS are KEY=VALUE pairs separated by commas, each key once, each
+// VALUE a finite number:
+//
+//	VALUE=x  inspect_ai: the string value VALUE, matched exactly, maps to x
+//	         in [0, 1] before the default mapping: P=0 makes P a fail,
+//	         N=0.5 makes N partial (its no-answer flag stays), correct=1
+//	         maps a value the default mapping does not know
+//	max=M    inspect_ai: numbers, and numbers written as strings, are
+//	         divided by M > 0 and must lie in [0, M]: max=10 reads 0-10
+//	         rubric scores (7 -> 0.7, a pass); booleans and strings that
+//	         map by name are not divided
+//	pass=T   the verdict thresholds on x (after max=): pass when x >= T,
+//	fail=F   fail when x < F, partial in between; T and F in [0, 1],
+//	         F <= T; by default 0.7 and 0.4 for inspect_ai
+//
+// promptfoo takes pass= and fail= only (its scores are in [0, 1] already
+// and it has no string values to map): pass=T makes the verdict the
+// score's, with F = T unless fail= is given, instead of promptfoo's own
+// pass or fail; fail= alone is an error. What does not depend on a value
+// is unchanged: a sample or result with an error fails, a null value is
+// an error. A bad option is an error naming it. The options, keys sorted
+// and numbers in their shortest form, end the source's identity
+// ("inspect:<hex>#match?P=0,max=10"), so the inspection cache keeps
+// mappings apart.
+//
 // # Limits
 //
 // Every file is opened with internal/inputfile (regular files, pipes and

@@ -167,7 +167,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 			{name: "samples/9_epoch_1.json", raw: &rawMember{compressed: deflate(t, bomb), crc: crc32.ChecksumIEEE(bomb), uncompressed: uint64(len(bomb)), method: zip.Deflate}}})
 		lim := defaultLimits
 		lim.member = 1 << 20
-		src, _, err := loadInspect(ctx, path, "s", lim)
+		src, _, err := loadInspect(ctx, path, "s", Options{}, lim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 		}
 		lim := defaultLimits
 		lim.member, lim.total = 2<<20, 3<<20
-		_, _, err := loadInspect(ctx, writeEval(t, ms), "s", lim)
+		_, _, err := loadInspect(ctx, writeEval(t, ms), "s", Options{}, lim)
 		if !errors.Is(err, errUncompressedTotal) || !strings.Contains(err.Error(), "samples/3_epoch_1.json") {
 			t.Errorf("total: %v", err)
 		}
@@ -196,7 +196,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 		}
 		lim := defaultLimits
 		lim.members = 5
-		_, _, err := loadInspect(ctx, writeEval(t, ms), "s", lim)
+		_, _, err := loadInspect(ctx, writeEval(t, ms), "s", Options{}, lim)
 		if err == nil || !strings.Contains(err.Error(), "declares 10 entries, more than the limit 5") {
 			t.Errorf("entries: %v", err)
 		}
@@ -206,7 +206,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 		fi, _ := os.Stat(path)
 		lim := defaultLimits
 		lim.file = fi.Size() - 1
-		_, _, err := loadInspect(ctx, path, "s", lim)
+		_, _, err := loadInspect(ctx, path, "s", Options{}, lim)
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", lim.file)) {
 			t.Errorf("archive size: %v", err)
 		}

@@ -156,7 +156,7 @@ func FuzzInspectJSON(f *testing.F) {
 			if err := log.readJSON(context.Background(), bytes.NewReader(data), lim); err != nil {
 				return
 			}
-			src, runs, err := log.source(scorer)
+			src, runs, err := log.source(scorer, Options{})
 			if err != nil {
 				continue
 			}
@@ -187,7 +187,7 @@ func FuzzInspectEval(f *testing.F) {
 		if err := log.readEval(context.Background(), fh, bufio.NewReader(fh), lim); err != nil {
 			return
 		}
-		if src, runs, err := log.source(""); err == nil {
+		if src, runs, err := log.source("", Options{}); err == nil {
 			checkSource(t, src, runs)
 		}
 	})
@@ -206,7 +206,7 @@ func FuzzPromptfoo(f *testing.F) {
 			if err := pf.read(context.Background(), bufio.NewReader(bytes.NewReader(data)), lim); err != nil {
 				return
 			}
-			if src, runs, err := pf.source(assertion); err == nil {
+			if src, runs, err := pf.source(assertion, Options{}); err == nil {
 				checkSource(t, src, runs)
 			}
 		}
@@ -214,14 +214,52 @@ func FuzzPromptfoo(f *testing.F) {
 }
 
 func FuzzInspectValue(f *testing.F) {
-	for _, v := range []string{`"C"`, `0.5`, `{"a": "P"}`, `[1]`, `null`, `"1e-3"`, `true`} {
-		f.Add(v, "")
-		f.Add(v, "a")
+	for _, v := range []string{`"C"`, `0.5`, `{"a": "P"}`, `[1]`, `null`, `"1e-3"`, `true`, `7`} {
+		f.Add(v, "", "")
+		f.Add(v, "a", "")
+		f.Add(v, "", "?max=10,C=0.5")
 	}
-	f.Fuzz(func(t *testing.T, value, key string) {
-		x, kind, err := inspectValue([]byte(value), key)
+	f.Fuzz(func(t *testing.T, value, key, options string) {
+		_, opts, err := ParseSelector("inspect", options)
+		if err != nil {
+			return
+		}
+		x, kind, err := inspectValue([]byte(value), key, opts)
 		if err == nil && (kind == valued || kind == noAnswer) && !(x >= 0 && x <= 1) {
 			t.Fatalf("%q#%q maps to %v", value, key, x)
+		}
+	})
+}
+
+// ParseSelector never panics, and what it accepts is within the ranges
+// its documentation states and prints back to the same options.
+func FuzzParseSelector(f *testing.F) {
+	for _, s := range []string{"match", "match?P=0,N=0.5,max=10", "?pass=0.5,fail=0.2", "a??", "x?max=0", "x?fail=0.9", "x?C=1,C=0"} {
+		f.Add("inspect", s)
+		f.Add("promptfoo", s)
+	}
+	f.Fuzz(func(t *testing.T, kind, selector string) {
+		if kind != "inspect" && kind != "promptfoo" {
+			return
+		}
+		name, opts, err := ParseSelector(kind, selector)
+		if err != nil {
+			return
+		}
+		pass, fail := opts.thresholds(kind)
+		if len(name) > len(selector) || !(opts.Max >= 0) || !(fail >= 0 && fail <= pass && pass <= 1) {
+			t.Fatalf("%s %q: name %q, options %+v", kind, selector, name, opts)
+		}
+		for v, x := range opts.Values {
+			if !(x >= 0 && x <= 1) {
+				t.Fatalf("%s %q: %s=%v", kind, selector, v, x)
+			}
+		}
+		if text := opts.String(); text != "" {
+			_, again, err := ParseSelector(kind, "?"+text)
+			if err != nil || again.String() != text {
+				t.Fatalf("%s %q: options %q parse back to %q (%v)", kind, selector, text, again.String(), err)
+			}
 		}
 	})
 }

@@ -61,10 +61,18 @@ const legacyScorer = "88F74D2C"
 // a .eval archive passes its member or total limits, holds no sample, or
 // when ctx ends.
 func LoadInspect(ctx context.Context, path, scorer string) (*Source, []sampler.Run, error) {
-	return loadInspect(ctx, path, scorer, defaultLimits)
+	return loadInspect(ctx, path, scorer, Options{}, defaultLimits)
 }
 
-func loadInspect(ctx context.Context, path, scorer string, lim limits) (*Source, []sampler.Run, error) {
+// LoadInspectWith is LoadInspect with the value mapping overridden by
+// opts (see Options; ParseSelector reads them from a spec). The source's
+// identity ends with "?" and the options (Options.String) when there are
+// any.
+func LoadInspectWith(ctx context.Context, path, scorer string, opts Options) (*Source, []sampler.Run, error) {
+	return loadInspect(ctx, path, scorer, opts, defaultLimits)
+}
+
+func loadInspect(ctx context.Context, path, scorer string, opts Options, lim limits) (*Source, []sampler.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("inspect: open %s: %w", path, err)
@@ -85,7 +93,7 @@ func loadInspect(ctx context.Context, path, scorer string, lim limits) (*Source,
 		}
 		return nil, nil, fmt.Errorf("inspect: read %s: %w", path, inputfile.ReadError(ctx, err))
 	}
-	return log.source(scorer)
+	return log.source(scorer, opts)
 }
 
 // inspectLog is what a load keeps of a log: its header and, per sample,
@@ -555,8 +563,8 @@ func sampleLimit(raw json.RawMessage) (string, error) {
 	return fmt.Sprintf("%s limit %s", l.Type, strconv.FormatFloat(*l.Limit, 'g', -1, 64)), nil
 }
 
-// source resolves the scorer and maps every sample.
-func (l *inspectLog) source(scorer string) (*Source, []sampler.Run, error) {
+// source resolves the scorer and maps every sample under opts.
+func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run, error) {
 	if len(l.samples) == 0 {
 		if len(l.unattributed) > 0 {
 			return nil, nil, fmt.Errorf("inspect: %s: no readable sample (%w); first: %s", l.path, ErrNothingToImport, l.unattributed[0])
@@ -580,7 +588,7 @@ func (l *inspectLog) source(scorer string) (*Source, []sampler.Run, error) {
 	for _, s := range l.samples {
 		epochs = max(epochs, s.epoch)
 	}
-	src := &Source{identity: fmt.Sprintf("inspect:%s#%s", l.sum[:16], selector), selector: selector,
+	src := &Source{identity: fmt.Sprintf("inspect:%s#%s%s", l.sum[:16], selector, opts.identitySuffix()), selector: selector,
 		results: map[string]result{}, unattributed: slices.Clone(l.unattributed)}
 	runs := map[string]sampler.Run{}
 	first := map[string]string{}
@@ -616,7 +624,7 @@ func (l *inspectLog) source(scorer string) (*Source, []sampler.Run, error) {
 			continue
 		}
 		runs[id] = run
-		if r, covered := mapSample(s, name, key, selector); covered {
+		if r, covered := mapSample(s, name, key, selector, opts); covered {
 			r.insp.RunID, r.insp.System = id, system
 			src.results[id] = r
 		}
@@ -685,10 +693,10 @@ func (l *inspectLog) firstFailure() string {
 	return ""
 }
 
-// mapSample maps the chosen score of a sample (see the package
-// documentation); covered is false when the sample has no value from
-// the scorer and no error.
-func mapSample(s inspectSample, name, key, selector string) (r result, covered bool) {
+// mapSample maps the chosen score of a sample under opts (see the
+// package documentation); covered is false when the sample has no value
+// from the scorer and no error.
+func mapSample(s inspectSample, name, key, selector string, opts Options) (r result, covered bool) {
 	sc, has := s.scores[name]
 	var v float64
 	var kind valueKind
@@ -697,14 +705,14 @@ func mapSample(s inspectSample, name, key, selector string) (r result, covered b
 		if sc.err != nil {
 			err = sc.err
 		} else {
-			v, kind, err = inspectValue(sc.value, key)
+			v, kind, err = inspectValue(sc.value, key, opts)
 		}
 	}
 	if s.hasError {
 		// The sample did not complete: fail, whatever the scorer said.
 		insp := runner.Inspection{Verdict: runner.VerdictFail}
 		if has && err == nil && kind == valued {
-			insp = scored(v)
+			insp = opts.scored(v)
 			insp.Verdict = runner.VerdictFail
 		}
 		insp.Flags = []runner.Flag{{ID: FlagRunError, Severity: runner.SeverityCritical,
@@ -730,7 +738,7 @@ func mapSample(s inspectSample, name, key, selector string) (r result, covered b
 		return result{err: sampleError(s, &runner.FieldError{Field: field,
 			Err: errors.New("null or NaN: the scorer could not render a verdict (Score.unscored)")})}, true
 	}
-	insp := scored(v)
+	insp := opts.scored(v)
 	if kind == noAnswer {
 		insp.Flags = []runner.Flag{{ID: FlagNoAnswer, Severity: runner.SeverityWarning,
 			Description: "the scorer recorded no answer (N)", Evidence: sc.answer}}
@@ -780,8 +788,10 @@ const (
 // booleans 1 and 0; numbers as they are. Where value_to_float warns and
 // returns 0, this is an error instead: a string it cannot read, a list, a
 // dict (unless key names one of its entries, mapped by the same rules),
-// and a number outside [0, 1].
-func inspectValue(value json.RawMessage, key string) (float64, valueKind, error) {
+// and a number outside [0, 1]. opts override the mapping: a string in
+// opts.Values maps to its number first (N keeps its no-answer flag), and
+// numbers are divided by opts.Max when it is set.
+func inspectValue(value json.RawMessage, key string, opts Options) (float64, valueKind, error) {
 	t := bytes.TrimSpace(value)
 	if len(t) == 0 {
 		return 0, 0, errors.New("missing")
@@ -809,7 +819,7 @@ func inspectValue(value json.RawMessage, key string) (float64, valueKind, error)
 		if e := bytes.TrimSpace(entry); len(e) > 0 && (e[0] == '{' || e[0] == '[') {
 			return 0, 0, fmt.Errorf("entry %q is not a single value", key)
 		}
-		return inspectValue(entry, "")
+		return inspectValue(entry, "", opts)
 	}
 	if key != "" {
 		return 0, 0, fmt.Errorf("%s is not a dict, so it has no entry %q", truncate(string(t), 40), key)
@@ -826,18 +836,25 @@ func inspectValue(value json.RawMessage, key string) (float64, valueKind, error)
 		if err := json.Unmarshal(t, &s); err != nil {
 			return 0, 0, err
 		}
-		return inspectString(s)
+		return inspectString(s, opts)
 	}
 	x, err := strconv.ParseFloat(string(t), 64)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s is not a value", truncate(string(t), 40))
 	}
-	return inRange(x)
+	return opts.numeric(x)
 }
 
-// inspectString maps a string value (value_to_float's order: the exact
-// C, P, I, N first, then yes/true/no/false in any case, then a number).
-func inspectString(s string) (float64, valueKind, error) {
+// inspectString maps a string value: one of opts.Values first, then
+// value_to_float's order: the exact C, P, I, N, then yes/true/no/false in
+// any case, then a number.
+func inspectString(s string, opts Options) (float64, valueKind, error) {
+	if x, ok := opts.Values[s]; ok {
+		if s == "N" {
+			return x, noAnswer, nil
+		}
+		return x, valued, nil
+	}
 	switch s {
 	case "C":
 		return 1, valued, nil
@@ -856,14 +873,7 @@ func inspectString(s string) (float64, valueKind, error) {
 	}
 	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, 0, fmt.Errorf("%q is not C, P, I, N, yes, no, true, false or a number", truncate(s, 40))
+		return 0, 0, fmt.Errorf("%q is not C, P, I, N, yes, no, true, false or a number%s", truncate(s, 40), unmappedHint(s))
 	}
-	return inRange(x)
-}
-
-func inRange(x float64) (float64, valueKind, error) {
-	if !(x >= 0 && x <= 1) {
-		return 0, 0, fmt.Errorf("%v is outside [0, 1]", x)
-	}
-	return x, valued, nil
+	return opts.numeric(x)
 }

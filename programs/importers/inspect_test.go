@@ -585,11 +585,11 @@ func TestInspectRefusesWhatIsNoLog(t *testing.T) {
 	path := writeFile(t, "l.json", log)
 	lim := defaultLimits
 	lim.file = int64(len(log))
-	if _, _, err := loadInspect(ctx, path, "", lim); err != nil {
+	if _, _, err := loadInspect(ctx, path, "", Options{}, lim); err != nil {
 		t.Errorf("at the limit: %v", err)
 	}
 	lim.file--
-	if _, _, err := loadInspect(ctx, path, "", lim); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", lim.file)) {
+	if _, _, err := loadInspect(ctx, path, "", Options{}, lim); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", lim.file)) {
 		t.Errorf("one byte over: %v", err)
 	}
 }

@@ -55,10 +55,17 @@ const promptfooFailureError = 2
 // not JSON, has another results.version, holds no result, or when ctx
 // ends.
 func LoadPromptfoo(ctx context.Context, path, assertion string) (*Source, []sampler.Run, error) {
-	return loadPromptfoo(ctx, path, assertion, defaultLimits)
+	return loadPromptfoo(ctx, path, assertion, Options{}, defaultLimits)
 }
 
-func loadPromptfoo(ctx context.Context, path, assertion string, lim limits) (*Source, []sampler.Run, error) {
+// LoadPromptfooWith is LoadPromptfoo with the verdict thresholds of opts
+// (only Pass and Fail apply; ParseSelector reads them from a spec). The
+// source's identity ends with "?" and the options when there are any.
+func LoadPromptfooWith(ctx context.Context, path, assertion string, opts Options) (*Source, []sampler.Run, error) {
+	return loadPromptfoo(ctx, path, assertion, opts, defaultLimits)
+}
+
+func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, lim limits) (*Source, []sampler.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("promptfoo: open %s: %w", path, err)
@@ -72,7 +79,7 @@ func loadPromptfoo(ctx context.Context, path, assertion string, lim limits) (*So
 		}
 		return nil, nil, fmt.Errorf("promptfoo: read %s: %w", path, inputfile.ReadError(ctx, err))
 	}
-	return pf.source(assertion)
+	return pf.source(assertion, opts)
 }
 
 // promptfooFile is what a load keeps of a results file.
@@ -347,7 +354,7 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 
 // source checks the version, resolves the assertion and maps every
 // result.
-func (pf *promptfooFile) source(assertion string) (*Source, []sampler.Run, error) {
+func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []sampler.Run, error) {
 	switch {
 	case pf.version == nil:
 		return nil, nil, fmt.Errorf("promptfoo: %s: no results.version: not the JSON `promptfoo eval -o` writes", pf.path)
@@ -363,8 +370,8 @@ func (pf *promptfooFile) source(assertion string) (*Source, []sampler.Run, error
 		return nil, nil, err
 	}
 	identity := "promptfoo:" + pf.sum[:16]
-	if assertion != "" {
-		identity += "#" + assertion
+	if suffix := opts.identitySuffix(); assertion != "" || suffix != "" {
+		identity += "#" + assertion + suffix // as a spec writes it
 	}
 	src := &Source{identity: identity, selector: assertion, results: map[string]result{},
 		unattributed: slices.Clone(pf.unattributed)}
@@ -390,7 +397,7 @@ func (pf *promptfooFile) source(assertion string) (*Source, []sampler.Run, error
 			continue
 		}
 		runs = append(runs, run)
-		if res, covered := mapResult(r, assertion, byMetric); covered {
+		if res, covered := mapResult(r, assertion, byMetric, opts); covered {
 			res.insp.RunID, res.insp.System = id, r.system
 			src.results[id] = res
 		}
@@ -441,10 +448,10 @@ func listOf(set map[string]bool) string {
 	return strings.Join(names, ", ")
 }
 
-// mapResult maps a result (see the package documentation); covered is
-// false when the selected assertion has no component in the result and
-// the result is not an error.
-func mapResult(r promptfooResult, assertion string, byMetric bool) (result, bool) {
+// mapResult maps a result under opts (see the package documentation);
+// covered is false when the selected assertion has no component in the
+// result and the result is not an error.
+func mapResult(r promptfooResult, assertion string, byMetric bool, opts Options) (result, bool) {
 	if r.isError {
 		insp := runner.Inspection{Verdict: runner.VerdictFail, Summary: truncate("error: "+r.errMessage, SummaryRunes),
 			Flags: []runner.Flag{{ID: FlagRunError, Severity: runner.SeverityCritical,
@@ -455,7 +462,7 @@ func mapResult(r promptfooResult, assertion string, byMetric bool) (result, bool
 		if err := checkScore(r.score); err != nil {
 			return result{err: resultError(r, &runner.FieldError{Field: "score", Err: err})}, true
 		}
-		insp := passFail(r.success, r.score)
+		insp := opts.promptfooVerdict(r.success, r.score)
 		reason := r.errMessage
 		if r.grading != nil {
 			reason = r.grading.reason
@@ -505,7 +512,7 @@ func mapResult(r promptfooResult, assertion string, byMetric bool) (result, bool
 			score += c.score / float64(len(picked))
 		}
 	}
-	insp := passFail(pass, score)
+	insp := opts.promptfooVerdict(pass, score)
 	insp.Cost.Tokens = tokens
 	insp.Summary = summaryOf(assertion, pass, score, strings.Join(reasons, "; "))
 	return result{insp: insp}, true
@@ -516,16 +523,6 @@ func checkScore(x float64) error {
 		return fmt.Errorf("%v is outside [0, 1]", x)
 	}
 	return nil
-}
-
-// passFail is a promptfoo verdict: promptfoo's own pass or fail, both
-// scores 100*score.
-func passFail(pass bool, score float64) runner.Inspection {
-	insp := runner.Inspection{RuntimeFidelity: 100 * score, TaskEffectiveness: 100 * score, Verdict: runner.VerdictFail}
-	if pass {
-		insp.Verdict = runner.VerdictPass
-	}
-	return insp
 }
 
 func summaryOf(what string, pass bool, score float64, reason string) string {

@@ -338,7 +338,7 @@ func TestPromptfooLimitsAndTruncation(t *testing.T) {
 	}
 	lim := defaultLimits
 	lim.file = int64(len(data)) - 1
-	if _, _, err := loadPromptfoo(context.Background(), twoAssertions, "", lim); err == nil ||
+	if _, _, err := loadPromptfoo(context.Background(), twoAssertions, "", Options{}, lim); err == nil ||
 		!strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", lim.file)) {
 		t.Errorf("limit: %v", err)
 	}

@@ -168,24 +168,12 @@ func SplitSpec(rest string) (path, selector string) {
 }
 
 // Verdict thresholds on a value in [0, 1] (DESIGN.md's verdict rule on
-// the 0-100 score: pass at 70 or more, fail under 40).
+// the 0-100 score: pass at 70 or more, fail under 40), unless the options
+// say otherwise (Options.Pass, Options.Fail).
 const (
 	passAt    = 0.7
 	failBelow = 0.4
 )
-
-// scored is the inspection of a value v in [0, 1]: both scores 100*v; the
-// verdict pass when v >= 0.7, fail when v < 0.4, partial otherwise.
-func scored(v float64) runner.Inspection {
-	verdict := runner.VerdictPartial
-	switch {
-	case v >= passAt:
-		verdict = runner.VerdictPass
-	case v < failBelow:
-		verdict = runner.VerdictFail
-	}
-	return runner.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdict}
-}
 
 // truncate cuts s to at most n runes, marking the cut with "…"; invalid
 // UTF-8 is replaced so the result is always valid.

@@ -1,0 +1,185 @@
+package calibrate
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
+)
+
+// corpusIDs are the run ids of the bundled corpus (its directory names).
+func corpusIDs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
+	}
+	if len(ids) < 40 {
+		t.Fatalf("%d run directories in %s, want the bundled corpus", len(ids), corpus)
+	}
+	return ids
+}
+
+// membership is which shard of n each run of runs is in, as the pipeline
+// splits the sample (shardRuns), shard by shard.
+func membership(t *testing.T, ids []string, n int) map[string]int {
+	t.Helper()
+	runs := make([]sampler.Run, len(ids))
+	for k, id := range ids {
+		runs[k] = sampler.Run{ID: id}
+	}
+	in := map[string]int{}
+	for i := 1; i <= n; i++ {
+		for _, r := range shardRuns(runs, i, n) {
+			if prev, dup := in[r.ID]; dup {
+				t.Fatalf("n=%d: run %s is in shards %d and %d", n, r.ID, prev, i)
+			}
+			in[r.ID] = i
+		}
+	}
+	if len(in) != len(ids) {
+		t.Fatalf("n=%d: %d of %d runs are in a shard", n, len(in), len(ids))
+	}
+	return in
+}
+
+// Membership is by hash of the run id alone: adding a run to the corpus,
+// wherever it sorts, gives it a shard and moves no other run.
+func TestAddingARunMovesOnlyThatRun(t *testing.T) {
+	ids := corpusIDs(t)
+	for _, n := range []int{3, 7} {
+		before := membership(t, ids, n)
+		used := map[int]bool{}
+		for _, s := range before {
+			used[s] = true
+		}
+		if len(used) != n {
+			t.Errorf("n=%d: the corpus fills %d shards only", n, len(used))
+		}
+		// New ids sorting first, in the middle and last.
+		for _, added := range []string{"20200101-000000-aaaaaa", "20260115-120000-0f0f0f", "20991231-235959-zzzzzz"} {
+			grown := slices.Insert(slices.Clone(ids), 0, added)
+			slices.Sort(grown)
+			after := membership(t, grown, n)
+			for _, id := range ids {
+				if after[id] != before[id] {
+					t.Errorf("n=%d: adding %s moved %s from shard %d to %d", n, added, id, before[id], after[id])
+				}
+			}
+			if s := after[added]; s < 1 || s > n || s != ShardOf(added, n) {
+				t.Errorf("n=%d: the added run %s is in shard %d, want ShardOf's %d", n, added, s, ShardOf(added, n))
+			}
+		}
+	}
+}
+
+// perRun is what one shard report says of each run.
+type perRun struct {
+	comparisons map[string]comparator.Comparison
+	failures    map[string][]runner.Failure
+}
+
+func perRunOf(rep *report.Report) perRun {
+	p := perRun{comparisons: map[string]comparator.Comparison{}, failures: map[string][]runner.Failure{}}
+	for _, c := range rep.Comparisons {
+		p.comparisons[c.RunID] = c
+	}
+	for _, f := range rep.Failures {
+		p.failures[f.RunID] = append(p.failures[f.RunID], f)
+	}
+	return p
+}
+
+// Through the pipeline: shard i/3 of a corpus directory, then the same
+// shard after one run directory is added. Every old run's per-run result
+// stays in its shard, unchanged, and the new run is in its shard only.
+func TestAddingARunDirectoryKeepsEveryShardsOldRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	if err := os.CopyFS(dir, os.DirFS(corpus)); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	shards := func() []perRun {
+		var out []perRun
+		for i := 1; i <= n; i++ {
+			cfg := builtinConfig()
+			cfg.Paths = []string{dir}
+			cfg.ShardIndex, cfg.ShardCount = i, n
+			out = append(out, perRunOf(mustRun(t, cfg)))
+		}
+		return out
+	}
+	before := shards()
+	// A copy of a run under a new name is a new run (its id is its
+	// directory's name).
+	const added = "20260401-120000-c0ffee"
+	ids := corpusIDs(t)
+	if err := os.CopyFS(filepath.Join(dir, added), os.DirFS(filepath.Join(corpus, ids[0]))); err != nil {
+		t.Fatal(err)
+	}
+	after := shards()
+	home := ShardOf(added, n)
+	for i := range n {
+		if len(before[i].comparisons) == 0 {
+			t.Fatalf("shard %d/%d compared no run", i+1, n)
+		}
+		for id, c := range before[i].comparisons {
+			if d := cmp.Diff(c, after[i].comparisons[id]); d != "" {
+				t.Errorf("shard %d/%d: run %s changed when %s was added (-before +after):\n%s", i+1, n, id, added, d)
+			}
+		}
+		if d := cmp.Diff(before[i].failures, after[i].failures); d != "" {
+			t.Errorf("shard %d/%d: failures changed (-before +after):\n%s", i+1, n, d)
+		}
+		_, has := after[i].comparisons[added]
+		want := len(before[i].comparisons)
+		if i+1 == home {
+			want++
+		}
+		if has != (i+1 == home) || len(after[i].comparisons) != want {
+			t.Errorf("shard %d/%d: has the added run %v, %d runs after (%d before); the added run's shard is %d",
+				i+1, n, has, len(after[i].comparisons), len(before[i].comparisons), home)
+		}
+	}
+}
+
+// Where each shard's index came from is recorded, and is no input of the
+// job: shards from different sources merge, to a report with neither a
+// shard nor a source.
+func TestMergeAcceptsShardsFromDifferentSources(t *testing.T) {
+	var shards []*report.Report
+	for i, source := range []string{"flag", "GitLab CI_NODE_INDEX/CI_NODE_TOTAL"} {
+		cfg := builtinConfig()
+		cfg.ShardIndex, cfg.ShardCount, cfg.ShardSource = i+1, 2, source
+		rep := mustRun(t, cfg)
+		if rep.Inputs.ShardSource != source {
+			t.Fatalf("shard %d: shard_source %q, want %q", i+1, rep.Inputs.ShardSource, source)
+		}
+		shards = append(shards, rep)
+	}
+	merged, err := Merge(shards, []string{"a.yaml", "b.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Inputs.Shard != "" || merged.Inputs.ShardSource != "" {
+		t.Errorf("merged inputs: shard %q, shard_source %q; want neither", merged.Inputs.Shard, merged.Inputs.ShardSource)
+	}
+	whole := builtinConfig()
+	whole.ShardSource = "flag" // no shard: nothing recorded
+	if rep := mustRun(t, whole); rep.Inputs.ShardSource != "" {
+		t.Errorf("unsharded report records shard_source %q", rep.Inputs.ShardSource)
+	}
+}

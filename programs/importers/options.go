@@ -1,0 +1,248 @@
+package importers
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalcal/evalcal/runner"
+)
+
+// Options override how a Source maps the tool's values to inspections;
+// the zero value is the mapping of the package documentation. A spec
+// gives them after the scorer or assertion (see ParseSelector).
+type Options struct {
+	// Values maps a string value of an inspect_ai score, matched exactly
+	// (case and all), to x in [0, 1]; it is looked up before the default
+	// mapping, so "P": 0 makes P a fail. inspect_ai only.
+	Values map[string]float64
+	// Max, when above 0, divides the numeric values of an inspect_ai
+	// score (numbers, and numbers written as strings; not booleans nor
+	// mapped strings), which must then lie in [0, Max]. inspect_ai only.
+	Max float64
+	// Pass and Fail, when not nil, are the verdict thresholds on x: pass
+	// when x >= Pass, fail when x < Fail, partial in between, with
+	// 0 <= Fail <= Pass <= 1. For inspect_ai each replaces its default
+	// (0.7 and 0.4). For promptfoo, Pass makes the verdict the score's
+	// instead of promptfoo's own pass or fail, and Fail defaults to Pass
+	// (no partial); Fail alone is an error.
+	Pass, Fail *float64
+}
+
+// option keys that are not string values.
+const (
+	optMax  = "max"
+	optPass = "pass"
+	optFail = "fail"
+)
+
+// ParseSelector splits the selector SplitSpec returns into the scorer or
+// assertion and its options, at the last "?":
+//
+//	match?P=0,N=0.5,max=10   scorer "match" with options
+//	?max=10                  the log's only scorer, with options
+//	polite??                 assertion "polite?" (a name holding a "?"
+//	                         needs a trailing one), no options
+//
+// The options are KEY=VALUE pairs separated by commas, each key once,
+// VALUE a finite number:
+//
+//	max=M      M > 0: numeric values are divided by M (inspect only)
+//	pass=T     the pass threshold, T in [0, 1]
+//	fail=F     the fail threshold, F in [0, 1], F <= T
+//	VALUE=x    any other key: the string value VALUE maps to x in [0, 1]
+//	           (inspect only)
+//
+// kind is "inspect" or "promptfoo"; promptfoo takes pass and fail only
+// (its scores are in [0, 1] already and it has no string values). An error
+// names the option and why it is refused.
+func ParseSelector(kind, selector string) (name string, opts Options, err error) {
+	i := strings.LastIndexByte(selector, '?')
+	if i < 0 {
+		return selector, Options{}, nil
+	}
+	name, text := selector[:i], selector[i+1:]
+	if text == "" {
+		return name, Options{}, nil
+	}
+	bad := func(item, why string) error { return fmt.Errorf("%s: option %q: %s", kind, item, why) }
+	seen := map[string]bool{}
+	for _, item := range strings.Split(text, ",") {
+		key, v, ok := strings.Cut(item, "=")
+		if !ok || key == "" {
+			return "", Options{}, bad(item, "want KEY=VALUE (max=M, pass=T, fail=F, or a string value's mapping such as P=0)")
+		}
+		if seen[key] {
+			return "", Options{}, bad(item, key+" is given twice")
+		}
+		seen[key] = true
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", Options{}, bad(item, fmt.Sprintf("%q is not a finite number", v))
+		}
+		if kind == "promptfoo" && key != optPass && key != optFail {
+			why := "promptfoo results have no string values to map; it takes pass= and fail= only"
+			if key == optMax {
+				why = "promptfoo scores are in [0, 1] already; it takes pass= and fail= only"
+			}
+			return "", Options{}, bad(item, why)
+		}
+		switch key {
+		case optMax:
+			if !(x > 0) {
+				return "", Options{}, bad(item, "max must be above 0")
+			}
+			opts.Max = x
+		case optPass, optFail:
+			if !(x >= 0 && x <= 1) {
+				return "", Options{}, bad(item, key+" is a threshold on the mapped value, in [0, 1] (after max=, if given)")
+			}
+			if key == optPass {
+				opts.Pass = &x
+			} else {
+				opts.Fail = &x
+			}
+		default:
+			if !(x >= 0 && x <= 1) {
+				return "", Options{}, bad(item, "a string value maps to a number in [0, 1]")
+			}
+			if opts.Values == nil {
+				opts.Values = map[string]float64{}
+			}
+			opts.Values[key] = x
+		}
+	}
+	if err := opts.checkThresholds(kind); err != nil {
+		return "", Options{}, err
+	}
+	return name, opts, nil
+}
+
+// checkThresholds checks fail <= pass, the defaults counted.
+func (o Options) checkThresholds(kind string) error {
+	pass, fail := o.thresholds(kind)
+	switch {
+	case kind == "promptfoo" && o.Fail != nil && o.Pass == nil:
+		return fmt.Errorf("promptfoo: option \"fail=%s\": give pass= too: without it the verdict is promptfoo's own", num(*o.Fail))
+	case fail > pass:
+		return fmt.Errorf("%s: options: fail=%s is above pass=%s (a default unless given): a verdict cannot be both", kind, num(fail), num(pass))
+	}
+	return nil
+}
+
+// thresholds are the pass and fail thresholds in force for kind.
+func (o Options) thresholds(kind string) (pass, fail float64) {
+	pass, fail = passAt, failBelow
+	if o.Pass != nil {
+		pass = *o.Pass
+		if kind == "promptfoo" {
+			fail = pass
+		}
+	}
+	if o.Fail != nil {
+		fail = *o.Fail
+	}
+	return pass, fail
+}
+
+// String is the options in one canonical form, keys sorted, numbers as
+// Go's shortest 'g' form ("N=0.5,P=0,max=10"), or "" for none. A
+// source's identity ends with "?" and it, since the options change the
+// inspections.
+func (o Options) String() string {
+	var items []string
+	for k, v := range o.Values {
+		items = append(items, k+"="+num(v))
+	}
+	if o.Max > 0 {
+		items = append(items, optMax+"="+num(o.Max))
+	}
+	if o.Pass != nil {
+		items = append(items, optPass+"="+num(*o.Pass))
+	}
+	if o.Fail != nil {
+		items = append(items, optFail+"="+num(*o.Fail))
+	}
+	slices.Sort(items)
+	return strings.Join(items, ",")
+}
+
+// identitySuffix is what the options add to a source's identity.
+func (o Options) identitySuffix() string {
+	if s := o.String(); s != "" {
+		return "?" + s
+	}
+	return ""
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// scored is the inspection of a value v in [0, 1] under the inspect_ai
+// thresholds in force: both scores 100*v; pass when v >= pass, fail when
+// v < fail, partial otherwise.
+func (o Options) scored(v float64) runner.Inspection {
+	pass, fail := o.thresholds("inspect")
+	verdict := runner.VerdictPartial
+	switch {
+	case v >= pass:
+		verdict = runner.VerdictPass
+	case v < fail:
+		verdict = runner.VerdictFail
+	}
+	return runner.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdict}
+}
+
+// promptfooVerdict is a promptfoo result's inspection: promptfoo's own
+// pass or fail, or with pass= the score's verdict; both scores
+// 100*score.
+func (o Options) promptfooVerdict(pass bool, score float64) runner.Inspection {
+	insp := runner.Inspection{RuntimeFidelity: 100 * score, TaskEffectiveness: 100 * score, Verdict: runner.VerdictFail}
+	if o.Pass == nil {
+		if pass {
+			insp.Verdict = runner.VerdictPass
+		}
+		return insp
+	}
+	at, below := o.thresholds("promptfoo")
+	switch {
+	case score >= at:
+		insp.Verdict = runner.VerdictPass
+	case score >= below:
+		insp.Verdict = runner.VerdictPartial
+	}
+	return insp
+}
+
+// numeric maps a number x of an inspect_ai score: divided by Max when it
+// is set; it must lie in [0, 1] (in [0, Max] before the division).
+func (o Options) numeric(x float64) (float64, valueKind, error) {
+	if o.Max > 0 {
+		if !(x >= 0 && x <= o.Max) {
+			return 0, 0, fmt.Errorf("%v is outside [0, %v] (max=%v)", x, o.Max, o.Max)
+		}
+		return x / o.Max, valued, nil
+	}
+	if !(x >= 0 && x <= 1) {
+		return 0, 0, fmt.Errorf("%v is outside [0, 1]%s", x, outsideHint(x))
+	}
+	return x, valued, nil
+}
+
+// unmappedHint suggests mapping a string value inspect_ai's mapping does
+// not know, when the spec syntax can name it.
+func unmappedHint(s string) string {
+	if s == "" || strings.ContainsAny(s, ",=?#") || s == optMax || s == optPass || s == optFail {
+		return ""
+	}
+	return fmt.Sprintf(": map it with inspect:LOG#SCORER?%s=x (x in [0, 1])", s)
+}
+
+// outsideHint suggests max= for a value that looks like a rubric score.
+func outsideHint(x float64) string {
+	if x > 1 && x <= 100 {
+		return ": for scores on another scale give max=, e.g. inspect:LOG#SCORER?max=10"
+	}
+	return ""
+}
