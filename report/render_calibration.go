@@ -789,7 +789,11 @@ func inputsSection(r *Report) section {
 		items = append(items, fmt.Sprintf("deep subset: %s policy, %s runs expected of %d; %s", d.Policy, fmtStat(d.Expected), d.Sampled, d.HowChosen))
 	}
 	if in.Shard != "" {
-		items = append(items, "shard: "+in.Shard+" (statistics cover this shard only; evalcal merge combines the shards)")
+		shard := "shard: " + in.Shard
+		if in.ShardSource != "" {
+			shard += " from " + in.ShardSource
+		}
+		items = append(items, shard+" (statistics cover this shard only; evalcal merge combines the shards)")
 	}
 	if len(in.Paths) > 0 {
 		items = append(items, "paths: "+strings.Join(in.Paths, ", "))

@@ -24,7 +24,7 @@ import (
 )
 
 // specKinds are the inspector specs --light, --deep and --inspector take.
-const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER] or promptfoo:FILE[#ASSERTION]"
+const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS] or promptfoo:FILE[#ASSERTION][?OPTIONS]"
 
 // checkSpec checks the form of an inspector spec before any work.
 func checkSpec(flag, spec string) error {
