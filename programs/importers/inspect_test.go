@@ -648,3 +648,31 @@ func TestSourceIsCoverageAndInspector(t *testing.T) {
 		t.Error("inclusion probability must be unknown")
 	}
 }
+
+// Every log in the shared samples is read by some test above: a log added
+// there without a test fails here.
+func TestEverySharedLogIsChecked(t *testing.T) {
+	entries, err := os.ReadDir(sharedSamples)
+	if err != nil {
+		t.Skipf("shared inspect samples absent: %v", err)
+	}
+	checked := map[string]bool{
+		"2025-05-12T20-28-13-04-00_popularity.json": true, "log_formats.json": true, "custom.eval": true,
+		"log_formats.eval": true, "log_read_sample.eval": true, "mmlu-summary-choices.eval": true,
+		"log_tool_call_error.json": true, // TestInspectToolCallErrorLogHasNoScores
+	}
+	logs := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".eval") {
+			continue
+		}
+		logs++
+		if !checked[name] {
+			t.Errorf("%s: no test reads it", name)
+		}
+	}
+	if logs != len(checked) {
+		t.Errorf("%d logs in %s, %d checked", logs, sharedSamples, len(checked))
+	}
+}
