@@ -89,3 +89,59 @@ func TestRunPassesMappingOptionsToTheImporters(t *testing.T) {
 		}
 	}
 }
+
+// One scorer in two logs (two grader models over the same samples) as
+// light and deep: the runs pair by sample id. The second log is the shared
+// one with one sample's verdict flipped, written to a temporary directory.
+func TestRunPairsOneScorerAcrossTwoLogs(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	log := filepath.Join("..", "shared", "inspect-samples", "2025-05-12T20-28-13-04-00_popularity.json")
+	raw, err := os.ReadFile(log)
+	if err != nil {
+		t.Skip("../shared/inspect-samples is absent")
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	samples := doc["samples"].([]any)
+	first := samples[0].(map[string]any)["scores"].(map[string]any)["match"].(map[string]any)
+	if first["value"] != "C" {
+		t.Fatalf("the shared log changed: sample 1 scored %v", first["value"])
+	}
+	first["value"] = "I" // the second grader fails sample 1
+	other := filepath.Join(t.TempDir(), "grader2.json")
+	b, _ := json.Marshal(doc)
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "run", "--no-cache", "--quiet", "--format", "json",
+		"--light", "inspect:"+log+"#match", "--deep", "inspect:"+other+"#match")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Inputs struct {
+			Light, Deep struct{ Identity string }
+		}
+		AgreementRate struct {
+			Matches, N int
+		} `json:"agreement_rate"`
+		Disagreements []struct {
+			RunID        string `json:"run_id"`
+			LightVerdict string `json:"light_verdict"`
+			DeepVerdict  string `json:"deep_verdict"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	// Samples 1, 2, 3 scored C, C, I by the first grader; I, C, I by the second.
+	if r.AgreementRate.Matches != 2 || r.AgreementRate.N != 3 || len(r.Disagreements) != 1 ||
+		r.Disagreements[0].RunID != "1" || r.Disagreements[0].LightVerdict != "pass" || r.Disagreements[0].DeepVerdict != "fail" {
+		t.Errorf("agreement %+v, disagreements %+v", r.AgreementRate, r.Disagreements)
+	}
+	if r.Inputs.Light.Identity == r.Inputs.Deep.Identity {
+		t.Errorf("two logs, one identity %q", r.Inputs.Light.Identity)
+	}
+}
