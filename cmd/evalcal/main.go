@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,15 @@ import (
 const version = "0.2.0"
 
 func main() {
+	if p := os.Getenv("EVALCAL_CPUPROFILE"); p != "" {
+		// A developer's aid (make bench-run's profile): a CPU profile of
+		// the whole command, written to the file the variable names.
+		if f, err := os.Create(p); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	var stdout io.Writer = os.Stdout
 	if stdoutClosedAtStart() {
@@ -26,6 +36,7 @@ func main() {
 	stop()
 	code := exitCode(err)
 	printError(os.Stderr, err)
+	pprof.StopCPUProfile()
 	os.Exit(code)
 }
 
