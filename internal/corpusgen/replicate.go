@@ -32,6 +32,23 @@ func ReplicaID(i int) string {
 // be empty. Regular files and directories are copied; anything else in a
 // run (a link, a pipe) is an error. ctx is checked before every copy.
 func Replicate(ctx context.Context, src, dst string, n int) error {
+	return replicate(ctx, src, dst, n, false)
+}
+
+// ReplicaNote is the file ReplicateDistinct adds to each copy.
+const ReplicaNote = "replica.txt"
+
+// ReplicateDistinct is Replicate with one more file in each copy,
+// ReplicaNote, holding the copy's id and its source run, so that no two
+// copies have the same content: as in a real corpus, where no two runs
+// are alike, a first evalcal run then inspects every run instead of
+// serving the copies of one run from one cache entry. The builtin
+// inspector does not read the file.
+func ReplicateDistinct(ctx context.Context, src, dst string, n int) error {
+	return replicate(ctx, src, dst, n, true)
+}
+
+func replicate(ctx context.Context, src, dst string, n int, distinct bool) error {
 	if n < 0 || n > 1<<24 {
 		return fmt.Errorf("corpusgen: replicate: %d copies out of range 0..%d", n, 1<<24)
 	}
@@ -61,8 +78,15 @@ func Replicate(ctx context.Context, src, dst string, n int) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("corpusgen: replicate: %w", err)
 		}
-		if err := copyTree(filepath.Join(src, runs[i%len(runs)]), filepath.Join(dst, ReplicaID(i))); err != nil {
+		to := filepath.Join(dst, ReplicaID(i))
+		if err := copyTree(filepath.Join(src, runs[i%len(runs)]), to); err != nil {
 			return err
+		}
+		if distinct {
+			note := fmt.Sprintf("replica %s of %s\n", ReplicaID(i), runs[i%len(runs)])
+			if err := os.WriteFile(filepath.Join(to, ReplicaNote), []byte(note), 0o644); err != nil {
+				return fmt.Errorf("corpusgen: replicate: %w", err)
+			}
 		}
 	}
 	return nil

@@ -77,3 +77,32 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// ReplicateDistinct copies as Replicate does and adds a note naming the
+// copy, so that two copies of one run differ in content.
+func TestReplicateDistinctMakesEveryCopyDifferent(t *testing.T) {
+	src := t.TempDir()
+	for _, run := range []string{"20260101-000000-aaaaaa", "20260102-000000-bbbbbb"} {
+		if err := os.MkdirAll(filepath.Join(src, run), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, run, "vm.log.md"), []byte("log of "+run), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "out")
+	if err := ReplicateDistinct(context.Background(), src, dst, 4); err != nil {
+		t.Fatal(err)
+	}
+	// Copies 0 and 2 are both of aaaaaa: the same log, different notes.
+	a, _ := os.ReadFile(filepath.Join(dst, ReplicaID(0), "vm.log.md"))
+	b, _ := os.ReadFile(filepath.Join(dst, ReplicaID(2), "vm.log.md"))
+	na, err1 := os.ReadFile(filepath.Join(dst, ReplicaID(0), ReplicaNote))
+	nb, err2 := os.ReadFile(filepath.Join(dst, ReplicaID(2), ReplicaNote))
+	if !bytes.Equal(a, b) || string(a) != "log of 20260101-000000-aaaaaa" || err1 != nil || err2 != nil || bytes.Equal(na, nb) {
+		t.Errorf("logs %q %q, notes %q %q (%v %v)", a, b, na, nb, err1, err2)
+	}
+	if want := "replica " + ReplicaID(2) + " of 20260101-000000-aaaaaa\n"; string(nb) != want {
+		t.Errorf("note %q, want %q", nb, want)
+	}
+}

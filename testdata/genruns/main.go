@@ -9,7 +9,10 @@
 // with new ids, into -out, which must be absent or empty: the corpus at
 // scale for the run-scale benchmarks (see corpusgen.Replicate).
 //
-//	go run ./testdata/genruns -out /tmp/runs20k -replicate 20000
+//	go run ./testdata/genruns -out /tmp/runs20k -replicate 20000 [-distinct]
+//
+// -distinct adds a replica.txt to each copy, so that no two copies have
+// the same content (corpusgen.ReplicateDistinct).
 //
 // Exit status: 0 done, 1 generation failed, 2 bad flags.
 package main
@@ -44,6 +47,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed for timestamps, run ids and text")
 	replicate := fs.Int("replicate", 0, "copy the runs of -from `N` times with new ids instead of generating")
 	from := fs.String("from", "testdata/runs", "corpus to copy with -replicate")
+	distinct := fs.Bool("distinct", false, "with -replicate, add a replica.txt to each copy so that no two copies have the same content")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -54,7 +58,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: -replicate must be >= 0", errUsage)
 	}
 	if *replicate > 0 {
-		if err := corpusgen.Replicate(context.Background(), *from, *out, *replicate); err != nil {
+		rep := corpusgen.Replicate
+		if *distinct {
+			rep = corpusgen.ReplicateDistinct
+		}
+		if err := rep(context.Background(), *from, *out, *replicate); err != nil {
 			return err
 		}
 		_, err := fmt.Fprintf(stdout, "wrote %d copies of the runs of %s to %s\n", *replicate, *from, *out)

@@ -2,18 +2,25 @@
 # Run-scale benchmark of `evalcal run` (issue 12.2): the bundled corpus
 # copied to N runs (default 20,000) in a temporary directory, the builtin
 # inspector, each output format written with -o. For each format: a cold
-# run (empty cache: every run described, hashed and inspected, or served by
-# an identical copy's entry) and a warm rerun (every description and
-# inspection cached), with wall time, CPU time (user + sys) and peak RSS
+# run (empty cache: every run described, hashed and inspected; with
+# SAME_CONTENT=1 most inspections are served by an identical copy's
+# entry) and a warm rerun (every description and inspection cached), with
+# wall time, CPU time (user + sys) and peak RSS
 # from /usr/bin/time -v, and the warm/cold ratios (target: under 0.10).
 #
 # usage: testdata/bench/run/run.sh [N]        (from the repository root)
 # env:   EVALCAL=path   an evalcal binary to measure instead of building
 #                       ./cmd/evalcal (e.g. an older build, for before/after)
 #        CORPUS=dir     reuse a corpus made by an earlier run of this script
-#                       (`go run ./testdata/genruns -replicate N -out dir`)
+#                       (`go run ./testdata/genruns -replicate N -distinct -out dir`)
 #        FORMATS="..."  the formats to measure (default: yaml json markdown html)
 #        KEEP=1         keep the temporary directory
+#        SAME_CONTENT=1 copy the runs as they are (400 identical copies of each
+#                       bundled run), so that the first run serves most
+#                       inspections from an identical copy's cache entry;
+#                       by default each copy gets a replica.txt naming it
+#                       (genruns -distinct) and the first run inspects every
+#                       run, as on a real corpus
 set -eu
 N=${1:-20000}
 FORMATS=${FORMATS:-yaml json markdown html}
@@ -25,7 +32,9 @@ if [ -z "${EVALCAL:-}" ]; then
 fi
 if [ -z "${CORPUS:-}" ]; then
 	CORPUS=$DIR/runs
-	go run ./testdata/genruns -replicate "$N" -out "$CORPUS" >/dev/null
+	distinct=-distinct
+	[ "${SAME_CONTENT:-0}" = 1 ] && distinct=
+	go run ./testdata/genruns -replicate "$N" $distinct -out "$CORPUS" >/dev/null
 	# A run whose files changed within 2 s of its listing is not stored in
 	# the describe cache ("racily clean"); let the copies age past that.
 	sleep 3
