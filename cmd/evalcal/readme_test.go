@@ -230,3 +230,33 @@ func containsString(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestReadmeQuotesTheDemoAnswer: the summary the README quotes for the
+// bundled corpus is the one the golden report (what make demo writes)
+// holds, line for line.
+func TestReadmeQuotesTheDemoAnswer(t *testing.T) {
+	root := repoRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join(root, "testdata", "run", "corpus.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"  trust: ", "  sentence: ", "  advice: "} {
+		var want string
+		for _, l := range strings.Split(string(golden), "\n") {
+			if strings.HasPrefix(l, key) {
+				want = l
+				break
+			}
+		}
+		if want == "" {
+			t.Fatalf("the golden report has no %q line", strings.TrimSpace(key))
+		}
+		if !strings.Contains(string(readme), "\n"+want+"\n") {
+			t.Errorf("README does not quote the demo's %s line:\n%s", strings.TrimSpace(key), want)
+		}
+	}
+}
