@@ -31,11 +31,13 @@ type Options struct {
 	Pass, Fail *float64
 }
 
-// option keys that are not string values.
+// option keys that are not string values, and the prefix that makes a
+// key a string value whatever it is (value.pass=1 maps the value "pass").
 const (
-	optMax  = "max"
-	optPass = "pass"
-	optFail = "fail"
+	optMax      = "max"
+	optPass     = "pass"
+	optFail     = "fail"
+	valuePrefix = "value."
 )
 
 // ParseSelector splits the selector SplitSpec returns into the scorer or
@@ -54,6 +56,8 @@ const (
 //	fail=F     the fail threshold, F in [0, 1], F <= T
 //	VALUE=x    any other key: the string value VALUE maps to x in [0, 1]
 //	           (inspect only)
+//	value.VALUE=x  the same for any VALUE, including max, pass and fail
+//	           (a scorer whose values are the words "pass" and "fail")
 //
 // kind is "inspect" or "promptfoo"; promptfoo takes pass and fail only
 // (its scores are in [0, 1] already and it has no string values). An error
@@ -108,10 +112,14 @@ func ParseSelector(kind, selector string) (name string, opts Options, err error)
 			if !(x >= 0 && x <= 1) {
 				return "", Options{}, bad(item, "a string value maps to a number in [0, 1]")
 			}
+			value := strings.TrimPrefix(key, valuePrefix)
 			if opts.Values == nil {
 				opts.Values = map[string]float64{}
 			}
-			opts.Values[key] = x
+			if _, twice := opts.Values[value]; twice {
+				return "", Options{}, bad(item, "the value "+strconv.Quote(value)+" is mapped twice")
+			}
+			opts.Values[value] = x
 		}
 	}
 	if err := opts.checkThresholds(kind); err != nil {
@@ -154,6 +162,9 @@ func (o Options) thresholds(kind string) (pass, fail float64) {
 func (o Options) String() string {
 	var items []string
 	for k, v := range o.Values {
+		if k == optMax || k == optPass || k == optFail || strings.HasPrefix(k, valuePrefix) {
+			k = valuePrefix + k // as ParseSelector reads it back
+		}
 		items = append(items, k+"="+num(v))
 	}
 	if o.Max > 0 {

@@ -30,6 +30,9 @@ func TestParseSelector(t *testing.T) {
 		{"inspect", "?pass=0.5", "", Options{Pass: ptr(0.5)}, "pass=0.5"}, // fail stays 0.4
 		{"inspect", "?correct=1,wrong=0", "", Options{Values: map[string]float64{"correct": 1, "wrong": 0}}, "correct=1,wrong=0"},
 		{"inspect", "why?? ", "why?", Options{}, ""}, // a name holding "?" takes a trailing one
+		// Values named like an option, or like the prefix, take the prefix.
+		{"inspect", "v?value.pass=1,value.fail=0,pass=0.5", "v", Options{Values: map[string]float64{"pass": 1, "fail": 0}, Pass: ptr(0.5)}, "pass=0.5,value.fail=0,value.pass=1"},
+		{"inspect", "v?value.value.x=1,value.C=0.5", "v", Options{Values: map[string]float64{"value.x": 1, "C": 0.5}}, "C=0.5,value.value.x=1"},
 		{"promptfoo", "llm-rubric?pass=0.8", "llm-rubric", Options{Pass: ptr(0.8)}, "pass=0.8"},
 		{"promptfoo", "?pass=0.8,fail=0.3", "", Options{Pass: ptr(0.8), Fail: ptr(0.3)}, "fail=0.3,pass=0.8"},
 	} {
@@ -40,6 +43,10 @@ func TestParseSelector(t *testing.T) {
 		}
 		if d := cmp.Diff(c.want, opts); d != "" {
 			t.Errorf("%s %q: options (-want +got):\n%s", c.kind, sel, d)
+		}
+		// The identity's text reads back as the same options.
+		if _, back, err := ParseSelector(c.kind, "x?"+opts.String()); err != nil || cmp.Diff(opts, back) != "" {
+			t.Errorf("%s %q: %q reads back as %+v, %v", c.kind, sel, opts.String(), back, err)
 		}
 	}
 	for _, c := range []struct{ kind, sel, says string }{
@@ -53,6 +60,7 @@ func TestParseSelector(t *testing.T) {
 		{"inspect", "m?P=NaN", `option "P=NaN"`},
 		{"inspect", "m?P=2", `option "P=2": a string value maps to a number in [0, 1]`},
 		{"inspect", "m?P=0,P=1", `option "P=1": P is given twice`},
+		{"inspect", "m?P=0,value.P=1", `option "value.P=1": the value "P" is mapped twice`},
 		{"inspect", "m?pass=7", `option "pass=7": pass is a threshold on the mapped value, in [0, 1]`},
 		{"inspect", "m?fail=-0.1", `option "fail=-0.1"`},
 		{"inspect", "m?pass=0.3", "fail=0.4 is above pass=0.3"}, // the default fail
