@@ -87,7 +87,9 @@
 //	VALUE=x  inspect_ai: the string value VALUE, matched exactly, maps to x
 //	         in [0, 1] before the default mapping: P=0 makes P a fail,
 //	         N=0.5 makes N partial (its no-answer flag stays), correct=1
-//	         maps a value the default mapping does not know
+//	         maps a value the default mapping does not know;
+//	         value.VALUE=x says the same of any VALUE, also one named max,
+//	         pass or fail (value.pass=1,value.fail=0)
 //	max=M    inspect_ai: numbers, and numbers written as strings, are
 //	         divided by M > 0 and must lie in [0, M]: max=10 reads 0-10
 //	         rubric scores (7 -> 0.7, a pass); booleans and strings that
