@@ -35,10 +35,9 @@ func Open(ctx context.Context, path string) (*os.File, func(), error) {
 	switch m := fi.Mode(); {
 	case m.IsRegular(), m&fs.ModeCharDevice != 0:
 	case m&fs.ModeNamedPipe != 0:
-		// A nonblocking pipe without a writer reads as empty: open it
-		// again, blocking until a writer comes or ctx ends.
-		f.Close()
-		if f, err = openPipe(ctx, path); err != nil {
+		// A nonblocking pipe without a writer reads as empty: wait for
+		// one (waitPipe), until ctx ends.
+		if f, err = waitPipe(ctx, f, path); err != nil {
 			return nil, nil, err
 		}
 	case m.IsDir():
@@ -54,40 +53,6 @@ func Open(ctx context.Context, path string) (*os.File, func(), error) {
 		_ = f.SetReadDeadline(time.Unix(1, 0))
 	})
 	return f, func() { stop() }, nil
-}
-
-// openPipe opens the named pipe path for reading, waiting for a writer
-// until ctx ends; then it releases the waiting open(2) by opening the
-// pipe's write end itself, which succeeds because a reader is waiting.
-func openPipe(ctx context.Context, path string) (*os.File, error) {
-	type opened struct {
-		f   *os.File
-		err error
-	}
-	ch := make(chan opened, 1)
-	go func() {
-		f, err := os.Open(path)
-		ch <- opened{f, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.f, o.err
-	case <-ctx.Done():
-	}
-	for {
-		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		select {
-		case o := <-ch:
-			if o.f != nil {
-				o.f.Close()
-			}
-			return nil, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-			// The opener had not reached open(2) yet: try again.
-		}
-	}
 }
 
 // ReadError turns a read interrupted by Open's deadline into ctx's
