@@ -1,6 +1,7 @@
 package advisor
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"math"
 	"sort"
@@ -133,8 +134,8 @@ func Fold(ids []string, k int) []int {
 		ks[i] = keyed{sha256.Sum256([]byte(id)), i}
 	}
 	sort.Slice(ks, func(a, b int) bool {
-		if ks[a].sum != ks[b].sum {
-			return string(ks[a].sum[:]) < string(ks[b].sum[:])
+		if c := bytes.Compare(ks[a].sum[:], ks[b].sum[:]); c != 0 {
+			return c < 0
 		}
 		return ids[ks[a].i] < ids[ks[b].i]
 	})

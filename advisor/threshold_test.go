@@ -3,6 +3,7 @@ package advisor
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/evalcal/evalcal/runner"
@@ -21,7 +22,7 @@ func bruteCuts(x []float64, deep []string) (int, float64) {
 			vals = append(vals, v)
 		}
 	}
-	sortFloats(vals)
+	sort.Float64s(vals)
 	for i := 1; i < len(vals); i++ {
 		cands = append(cands, (vals[i-1]+vals[i])/2)
 	}
@@ -45,14 +46,6 @@ func bruteCuts(x []float64, deep []string) (int, float64) {
 		}
 	}
 	return best, bestD
-}
-
-func sortFloats(v []float64) {
-	for i := 1; i < len(v); i++ {
-		for j := i; j > 0 && v[j] < v[j-1]; j-- {
-			v[j], v[j-1] = v[j-1], v[j]
-		}
-	}
 }
 
 // FitCuts finds the most matches and, among those, the smallest distance

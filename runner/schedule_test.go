@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,16 +109,9 @@ func TestDeepCallFollowsItsLightCall(t *testing.T) {
 		seen := map[string]bool{}
 		for _, call := range insp.order {
 			seen[call] = true
-			if id, ok := cutSuffix(call, "/deep"); ok && !seen[id+"/light"] {
+			if id, ok := strings.CutSuffix(call, "/deep"); ok && !seen[id+"/light"] {
 				t.Errorf("jobs %d: %s before its light call", jobs, call)
 			}
 		}
 	}
-}
-
-func cutSuffix(s, suffix string) (string, bool) {
-	if len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix {
-		return s[:len(s)-len(suffix)], true
-	}
-	return s, false
 }

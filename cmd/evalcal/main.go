@@ -22,9 +22,7 @@ func main() {
 		// A developer's aid (make bench-run's profile): a CPU profile of
 		// the whole command, written to the file the variable names.
 		if f, err := os.Create(p); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer pprof.StopCPUProfile()
-			}
+			_ = pprof.StartCPUProfile(f) // stopped before os.Exit below
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
