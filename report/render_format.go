@@ -153,33 +153,25 @@ func optScore(x *float64, reason string) string {
 	return fmtScore(*x)
 }
 
-// fieldClass is the precision class of a figure named by its document
-// path (a gate's field, e.g. "agreement_rate.wilson95.lower" or
-// "groups[alice].calibration"), by the key rule of the YAML encoder:
-// p-values by their key (p, *_p, p_value), percentages and 0-100 scores
-// by theirs (*percent, *_points, calibration, the agreement and
-// mean-delta sections, the score names), every other number a statistic.
+// fieldClass is the formatter of a figure named by its document path (a
+// gate's field, e.g. "agreement_rate.wilson95.lower" or
+// "groups[alice].calibration"): the precision rule's class of that path
+// (PrecisionOf, list positions left out), so a gate's value reads as the
+// same figure does in the YAML.
 func fieldClass(path string) func(float64) string {
-	var keys []string
-	for _, k := range strings.Split(path, ".") {
-		if i := strings.IndexByte(k, '['); i >= 0 {
-			k = k[:i]
+	keys := strings.Split(path, ".")
+	for i, k := range keys {
+		if j := strings.IndexByte(k, '['); j >= 0 {
+			keys[i] = k[:j]
 		}
-		keys = append(keys, k)
 	}
-	last := keys[len(keys)-1]
-	switch {
-	case last == "p" || last == "p_value" || strings.HasSuffix(last, "_p") || strings.HasSuffix(last, "_p_value"):
+	switch PrecisionOf(strings.Join(keys, ".")) {
+	case PValue:
 		return fmtP
-	case strings.HasSuffix(last, "percent") || strings.HasSuffix(last, "_points"),
-		last == "runtime_fidelity" || last == "task_effectiveness" || strings.HasSuffix(last, "_delta"):
+	case Percent:
 		return fmtScore
-	}
-	for _, k := range keys {
-		switch k {
-		case "agreement_rate", "agreement_by_system", "calibration", "mean_score_delta", "agreement":
-			return fmtScore
-		}
+	case Exact:
+		return fmtRunScore
 	}
 	return fmtStat
 }

@@ -127,6 +127,10 @@ func TestFieldClassFollowsTheKeyRule(t *testing.T) {
 		{"groups[alice].calibration", 31.234, "31.23"},
 		{"mean_score_delta.runtime_fidelity.mean", -5.714285714285714, "-5.71"},
 		{"forecast.brier", 0.24624999999999997, "0.24625"},
+		// Keys the precision table has and a hand-kept copy missed.
+		{"leniency.light_pass_rate", 42.00498132004981, "42.00"},
+		{"estimate.runtime_fidelity.ppi.point", 71.234567, "71.23"},
+		{"agreement_clustered.ci95.lower", 69.87123, "69.87"},
 	} {
 		if got := fieldClass(c.field)(c.x); got != c.want {
 			t.Errorf("%s: %q, want %q", c.field, got, c.want)

@@ -115,11 +115,8 @@ func CacheKey(identity string, depth Depth, contentHash string) string {
 // checksum is the format-2 entry checksum of an inspection's JSON under
 // key.
 func checksum(key string, inspection []byte) string {
-	h := sha256.New()
-	h.Write([]byte(key))
-	h.Write([]byte{0})
-	h.Write(inspection)
-	return hex.EncodeToString(h.Sum(nil))
+	sum := entryChecksum(key, inspection) // the same hash, in hex
+	return hex.EncodeToString(sum[:])
 }
 
 // path is dir/<first two hex digits>/<key>.insp, where format-3 entries

@@ -65,7 +65,7 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 		return fail(j.classify(err))
 	}
 	if ans.refused {
-		return fail(runner.Permanent(j.refusalError(ans)))
+		return fail(runner.Permanent(j.refusalError(ans, run, depth)))
 	}
 	insp, perr := parseAnswer(ans.text, run, depth)
 	if perr != nil {
@@ -77,7 +77,7 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 			return fail(j.classify(err))
 		}
 		if ans.refused {
-			return fail(runner.Permanent(j.refusalError(ans)))
+			return fail(runner.Permanent(j.refusalError(ans, run, depth)))
 		}
 		if insp, perr = parseAnswer(ans.text, run, depth); perr != nil {
 			return fail(runner.Permanent(fmt.Errorf("%s: answer for %s at %s is not a valid inspection after a repair request: %s; raw answer: %q",
@@ -124,8 +124,8 @@ func (j *Judge) send(ctx context.Context, req request) (answer, error) {
 	}
 }
 
-func (j *Judge) refusalError(ans answer) error {
-	msg := fmt.Sprintf("%s: the model refused to inspect the run", j.Name())
+func (j *Judge) refusalError(ans answer, run sampler.Run, depth runner.Depth) error {
+	msg := fmt.Sprintf("%s: the model refused to inspect %s at %s", j.Name(), run.ID, depth)
 	if r := strings.TrimSpace(ans.refusal); r != "" {
 		msg += ": " + j.redact(clip(r, maxRawBytes))
 	}
