@@ -50,11 +50,12 @@ func TestRoundedDocumentsReadBackAndReencodeIdentically(t *testing.T) {
 	}
 }
 
-// TestRenderersAgreeOnRoundedReport: Markdown and HTML of Rounded(r)
-// equal those of the report read back from its YAML or JSON file, so run
-// --format markdown and render of the saved report agree digit for digit.
-// (Rendering the unrounded r cannot: a 3-decimal display of 0.75750000001
-// and of its document value 0.7575 differ.)
+// TestRenderersAgreeOnRoundedReport: Markdown and HTML of the report r as
+// computed (what run --format markdown renders) equal those of r read back
+// from its YAML or JSON file (what render does), digit for digit: both
+// renderers round r by the precision rule first (Rounded), without which a
+// 3-decimal display of 0.75750000001 and of its document value 0.7575
+// would differ.
 func TestRenderersAgreeOnRoundedReport(t *testing.T) {
 	r := buildReport(fixtureRuns)
 	rounded, err := Rounded(r)
@@ -71,7 +72,7 @@ func TestRenderersAgreeOnRoundedReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, render := range map[string]func(*Report) ([]byte, error){"markdown": Markdown, "html": HTML} {
-			a, err := render(rounded)
+			a, err := render(r)
 			if err != nil {
 				t.Fatal(err)
 			}
