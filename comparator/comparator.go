@@ -148,6 +148,19 @@ func compareOne(light, deep runner.Inspection) Comparison {
 	return c
 }
 
+// runFlags drops the flags about the inspector's own input
+// (runner.FlagInputTruncated): a prompt cut at one depth only is not a
+// finding about the run, so it must not make a false negative.
+func runFlags(fs []runner.Flag) []runner.Flag {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if f.ID != runner.FlagInputTruncated {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // overlap matches light flags to deep flags: first by id where both
 // flags have one, then the rest by case-folded, space-normalised
 // description.
@@ -164,19 +177,6 @@ func compareOne(light, deep runner.Inspection) Comparison {
 // Deep flags are indexed by id and by folded description in queues kept
 // in deep order, so the matching costs O(n) map operations plus the final
 // sorts, O(n log n) for n flags (issue 13.3: it was O(n^2) string folds).
-// runFlags drops the flags about the inspector's own input
-// (runner.FlagInputTruncated): a prompt cut at one depth only is not a
-// finding about the run, so it must not make a false negative.
-func runFlags(fs []runner.Flag) []runner.Flag {
-	out := fs[:0:0]
-	for _, f := range fs {
-		if f.ID != runner.FlagInputTruncated {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func overlap(light, deep []runner.Flag) FlagOverlap {
 	usedL := make([]bool, len(light))
 	usedD := make([]bool, len(deep))

@@ -1,7 +1,6 @@
 package forecast
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -562,40 +561,6 @@ func badLineOf(file string, line int, err error) BadLine {
 		err = fe.err
 	}
 	return BadLine{File: file, Line: line, Field: field, Error: err.Error()}
-}
-
-// eachLine calls fn with every non-blank line of r and its 1-based
-// number. Lines may be of any length. It stops at the first error fn
-// returns, at a read error, or when ctx is done.
-func eachLine(ctx context.Context, r io.Reader, fn func(line []byte, n int) error) error {
-	br := bufio.NewReaderSize(r, 1<<16)
-	for n := 1; ; n++ {
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			buf := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = br.ReadSlice('\n')
-				buf = append(buf, line...)
-			}
-			line = buf
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			if ferr := fn(line, n); ferr != nil {
-				return ferr
-			}
-		}
-		if err == io.EOF {
-			return ctx.Err()
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // rawFields is one decoded JSON object with its values kept raw, so that

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -213,3 +214,35 @@ func FuzzReadJSONL(f *testing.F) {
 }
 
 var _ io.Reader = (*zeros)(nil)
+
+// endlessLines is an input that never ends, of valid forecast lines.
+type endlessLines struct{ n int }
+
+func (e *endlessLines) Read(p []byte) (int, error) {
+	k := 0
+	for k < len(p) {
+		line := fmt.Sprintf("{\"id\": \"f%d\", \"agent\": \"a\", \"confidence\": 0.7, \"outcome\": 1}\n", e.n)
+		if k+len(line) > len(p) {
+			break
+		}
+		k += copy(p[k:], line)
+		e.n++
+	}
+	return k, nil
+}
+
+// A pipe-like input of valid lines never ends: only ctx can stop the
+// read, and it must, promptly (the /dev/zero case above may stop at its
+// line limit first, so it cannot show this alone).
+func TestReadJSONLEndlessInputHonoursCancel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := ReadJSONL(ctx, &endlessLines{}, "endless", JSONLOptions{}, func(Forecast) error { return nil })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want the deadline", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v to stop", d)
+	}
+}
