@@ -239,7 +239,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 			tested = true
 		}
 	}
-	for _, r := range weakSystemRules(cs, st.AgreementBySystem) {
+	for _, r := range weakSystemRules(cs, st.AgreementBySystem, n, matches) {
 		add(0, r)
 		tested = true
 	}

@@ -174,8 +174,8 @@ func thresholdRule(cs []comparator.Comparison) (Recommendation, bool) {
 	return Recommendation{
 		Rule:   "threshold",
 		Target: "light's verdict cuts on its score",
-		Rationale: fmt.Sprintf("light's score takes %d distinct values but light gives %d verdicts: cuts on the score chosen on 9 folds of the runs and applied to the 10th agree with deep on %d of %d held-out runs (%.2f%%) against %d (%.2f%%) for light's own verdicts",
-			len(values), len(verdicts), newM, n, im.AgreementPercent, oldM, im.CurrentPercent),
+		Rationale: fmt.Sprintf("light's score takes %d distinct values but light gives %d verdicts: cuts on the score chosen on %d folds of the runs and applied to the remaining one, fold by fold, agree with deep on %d of %d held-out runs (%.2f%%) against %d (%.2f%%) for light's own verdicts",
+			len(values), len(verdicts), ThresholdFolds-1, newM, n, im.AgreementPercent, oldM, im.CurrentPercent),
 		ProposedChange: fmt.Sprintf("set light's verdict from its score min(runtime_fidelity, task_effectiveness): %s (cuts fitted on all %d runs to maximise agreement with deep's verdicts)",
 			rule, n),
 		Test: &Test{
@@ -200,17 +200,13 @@ func fmtCut(x float64) string {
 // same interval of the agreement on all other systems' runs, so neither
 // the system's few runs nor the rest's can make a difference of chance
 // look real (two intervals that do not overlap: a conservative test). It
-// needs two systems or more. Its impact is that system's runs agreeing as often as the others'
-// (BasisRestRate); it lists the system's disagreeing runs to look at.
-func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgreement) []Recommendation {
+// needs two systems or more; total and matches count all runs and those
+// whose verdicts agree. Its impact is that system's runs agreeing as often
+// as the others' (BasisRestRate); it lists the system's disagreeing runs
+// to look at.
+func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgreement, total, matches int) []Recommendation {
 	if len(systems) < 2 {
 		return nil
-	}
-	total, matches := len(cs), 0
-	for _, c := range cs {
-		if c.VerdictMatch {
-			matches++
-		}
 	}
 	var out []Recommendation
 	for _, s := range systems {

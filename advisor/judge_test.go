@@ -499,12 +499,4 @@ func TestTestedRulesStayQuietUnderTheNull(t *testing.T) {
 }
 
 // verdictOf is DESIGN.md's verdict on a score without flags.
-func verdictOf(x float64) string {
-	switch {
-	case x >= 70:
-		return runner.VerdictPass
-	case x >= 40:
-		return runner.VerdictPartial
-	}
-	return runner.VerdictFail
-}
+func verdictOf(x float64) string { return Cuts{runner.FailBelow, runner.PassAt}.Verdict(x) }

@@ -9,14 +9,12 @@ import (
 	"github.com/evalcal/evalcal/runner"
 )
 
-// Recalibration constants: the cross-validation folds, the fewest runs
-// the threshold rule looks at (two runs a fold), and the verdict
-// thresholds of DESIGN.md the search breaks ties toward.
+// Recalibration constants: the cross-validation folds and the fewest runs
+// the threshold rule looks at (two runs a fold). The search breaks ties
+// toward DESIGN.md's lines, runner.FailBelow and runner.PassAt.
 const (
 	ThresholdFolds   = 10
 	ThresholdMinRuns = 2 * ThresholdFolds
-	designFailBelow  = 40.0
-	designPassAt     = 70.0
 )
 
 // Cuts is a verdict rule on light's score x = min(runtime_fidelity,
@@ -52,9 +50,9 @@ func LightScore(rf, te float64) float64 { return math.Min(rf, te) }
 
 // FitCuts returns the cuts on x that maximise the number of runs whose
 // cut verdict equals deep[i] (pass, partial or fail), and that number.
-// The candidate cuts are 0, the midpoints between consecutive distinct
-// values of x, and +Inf (returned as ok = false: a rule under which
-// nothing passes is no recalibration). Among cuts with the same number of
+// The candidate cuts are 0 and the midpoints between consecutive distinct
+// values of x (a pass line above every value, under which nothing passes,
+// is no recalibration and is not proposed); ok is false only for no runs. Among cuts with the same number of
 // matches the one nearest DESIGN.md's lines wins (the smallest
 // |FailBelow - 40| + |PassAt - 70|), then the lower cuts, so the result is
 // unique. O(n log n): after sorting, for each pass cut the best fail cut
@@ -108,11 +106,11 @@ func FitCuts(x []float64, deep []string) (c Cuts, matches int, ok bool) {
 	bestM, bestD := -1, math.Inf(1)
 	var best Cuts
 	for j2 := 0; j2 < nv; j2++ { // j2 = nv (nothing passes) is never proposed
-		if g := F[j2] - P[j2]; g > bestG || (g == bestG && math.Abs(cut(j2)-designFailBelow) < math.Abs(cut(bestJ1)-designFailBelow)) {
+		if g := F[j2] - P[j2]; g > bestG || (g == bestG && math.Abs(cut(j2)-runner.FailBelow) < math.Abs(cut(bestJ1)-runner.FailBelow)) {
 			bestJ1, bestG = j2, g
 		}
 		m := bestG + P[j2] + S[nv] - S[j2]
-		d := math.Abs(cut(bestJ1)-designFailBelow) + math.Abs(cut(j2)-designPassAt)
+		d := math.Abs(cut(bestJ1)-runner.FailBelow) + math.Abs(cut(j2)-runner.PassAt)
 		if m > bestM || (m == bestM && d < bestD) {
 			bestM, bestD = m, d
 			best = Cuts{FailBelow: cut(bestJ1), PassAt: cut(j2)}
@@ -148,7 +146,7 @@ func Fold(ids []string, k int) []int {
 
 // CrossValidated is the held-out verdict of every run: for each fold, the
 // cuts are fitted (FitCuts) on the other folds and applied to the runs of
-// this one. ok is false when a fold's fit proposes no cuts.
+// this one. ok is false when a fold has no other runs to fit on.
 func CrossValidated(ids []string, x []float64, deep []string, k int) (verdicts []string, ok bool) {
 	folds := Fold(ids, k)
 	verdicts = make([]string, len(x))

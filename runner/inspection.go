@@ -25,6 +25,14 @@ const (
 	VerdictPass    = "pass"
 )
 
+// DESIGN.md's verdict lines on the 0-100 scores: a run fails when a score
+// is under FailBelow and passes when both reach PassAt (and no critical
+// flag stands), partial otherwise.
+const (
+	FailBelow = 40.0
+	PassAt    = 70.0
+)
+
 // Flag severities.
 const (
 	SeverityInfo     = "info"

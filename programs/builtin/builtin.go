@@ -137,7 +137,7 @@ func score(flags []runner.Flag, depth runner.Depth) (runtime, task float64) {
 // either score is below 40; pass if both are at least 70 and no flag is
 // critical; partial otherwise.
 func Verdict(completed bool, runtime, task float64, flags []runner.Flag) string {
-	if !completed || runtime < 40 || task < 40 {
+	if !completed || runtime < runner.FailBelow || task < runner.FailBelow {
 		return runner.VerdictFail
 	}
 	for _, f := range flags {
@@ -145,7 +145,7 @@ func Verdict(completed bool, runtime, task float64, flags []runner.Flag) string 
 			return runner.VerdictPartial
 		}
 	}
-	if runtime >= 70 && task >= 70 {
+	if runtime >= runner.PassAt && task >= runner.PassAt {
 		return runner.VerdictPass
 	}
 	return runner.VerdictPartial
