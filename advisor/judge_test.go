@@ -103,7 +103,9 @@ type reference struct {
 		HeldoutMatches int     `json:"heldout_matches"`
 		LightMatches   int     `json:"light_matches"`
 		Gained, Lost   int
-		P              float64 `json:"p"`
+		P              float64    `json:"p"`
+		HeldoutWilson  [2]float64 `json:"heldout_wilson95"`
+		LightWilson    [2]float64 `json:"light_wilson95"`
 	} `json:"threshold"`
 }
 
@@ -273,8 +275,12 @@ func TestThresholdRuleMatchesReference(t *testing.T) {
 				!strings.Contains(rec.Test.Detail, fmt.Sprintf("%d runs right only under the new cuts, %d only", tc.Gained, tc.Lost)) {
 				t.Errorf("test %+v, reference p %v gained %d lost %d", rec.Test, tc.P, tc.Gained, tc.Lost)
 			}
-			if im.AgreementCI95 == nil || !im.AgreementCI95.Contains(im.AgreementPercent) || im.CurrentCI95 == nil || !im.CurrentCI95.Contains(im.CurrentPercent) {
-				t.Errorf("intervals %v %v do not hold their rates", im.AgreementCI95, im.CurrentCI95)
+			// The intervals are statsmodels' Wilson intervals, in percent.
+			near := func(got float64, want float64) bool { return math.Abs(got-100*want) < 1e-9 }
+			if im.AgreementCI95 == nil || im.CurrentCI95 == nil ||
+				!near(im.AgreementCI95.Lower, tc.HeldoutWilson[0]) || !near(im.AgreementCI95.Upper, tc.HeldoutWilson[1]) ||
+				!near(im.CurrentCI95.Lower, tc.LightWilson[0]) || !near(im.CurrentCI95.Upper, tc.LightWilson[1]) {
+				t.Errorf("intervals %v %v; statsmodels %v %v (x100)", im.AgreementCI95, im.CurrentCI95, tc.HeldoutWilson, tc.LightWilson)
 			}
 		})
 	}

@@ -11,6 +11,8 @@ python3-statsmodels) from this directory:
 What is checked, and how it is computed here (from the rules as
 advisor/threshold.go's doc comments state them, not from the Go code):
 
+  * The Wilson 95% intervals of the held-out and of light's own
+    agreement: statsmodels' proportion_confint(method='wilson').
   * McNemar's exact p-value for verdict-level leniency: scipy's
     binomtest and statsmodels' mcnemar(exact=True), which must agree.
   * The threshold rule on four generated datasets: light's score
@@ -35,6 +37,7 @@ import scipy
 import scipy.stats
 import statsmodels
 from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import proportion_confint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCIPY = "scipy " + scipy.__version__
@@ -103,7 +106,12 @@ def threshold_case(name, runs):
     fb, pa, m = fit(xs, deep)
     distinct = len(set(xs))
     fires = distinct >= 3 and distinct > len(set(r["light"] for r in runs)) and new > old and p < 0.05
+    new_ci = proportion_confint(new, len(runs), alpha=0.05, method="wilson")
+    old_ci = proportion_confint(old, len(runs), alpha=0.05, method="wilson")
     return {"name": name, "runs": runs, "fires": fires, "fail_below": fb, "pass_at": pa,
+            "heldout_wilson95": [float(new_ci[0]), float(new_ci[1])],
+            "light_wilson95": [float(old_ci[0]), float(old_ci[1])],
+            "wilson_call": "statsmodels proportion_confint(k, n, alpha=0.05, method='wilson'), " + STATSMODELS,
             "fitted_matches": m, "heldout_matches": new, "light_matches": old,
             "gained": gained, "lost": lost, "p": p,
             "tool": SCIPY + "; " + NUMPY,
