@@ -108,7 +108,7 @@ func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocumen
 		doc.LightRuns = doc.Pilot.NLight
 	}
 	if n == 0 {
-		return doc, fmt.Errorf("plan: the pilot report has no run with both depths")
+		return doc, fmt.Errorf("plan: %s: the pilot report has no run with both depths", opts.Report)
 	}
 	rate := float64(passes) / float64(n)
 	agree := 100 * float64(matches) / float64(n)

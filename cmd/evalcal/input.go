@@ -53,7 +53,6 @@ func checkRegular(path string) error {
 	return nil
 }
 
-// fileKind names a file's type for an error message.
 // notRegular is the error of an input that is not a regular file; for a
 // pipe (a shell's <(...)) it says how to give it instead.
 func notRegular(path string, fi os.FileInfo) error {
@@ -64,6 +63,7 @@ func notRegular(path string, fi os.FileInfo) error {
 	return err
 }
 
+// fileKind names a file's type for an error message.
 func fileKind(fi os.FileInfo) string {
 	m := fi.Mode()
 	switch {
