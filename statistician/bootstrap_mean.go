@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // IdealMeanBootstrap is the percentile interval of the ideal bootstrap
@@ -91,7 +93,7 @@ func IdealMeanBootstrapFromMoments(n int, m, mu2, mu3, mu4, level float64) (Idea
 	g2 := (mu4/(mu2*mu2) - 3) / nf
 	out.Skewness, out.ExcessKurtosis = g1, g2
 	q := func(p float64) float64 {
-		z := math.Sqrt2 * math.Erfinv(2*p-1)
+		z := distuv.UnitNormal.Quantile(p)
 		w := z + (z*z-1)*g1/6 + (z*z*z-3*z)*g2/24 - (2*z*z*z-5*z)*g1*g1/36
 		return m + sd*w
 	}
