@@ -70,4 +70,12 @@ bw, bc, br = med("evalcal-big", 0), med("evalcal-big", 1), med("evalcal-big", 2)
 fw, fc = med("evalcal-full", 0), med("evalcal-full", 1)
 print(f"| {big:,} float64 forecasts, evalcal only | {bw:.2f} s | | {bw / fw:.2f}x the time of {n:,} (limit 5.5x) | {bc / fc:.2f}x the CPU of {n:,} | {br:.0f} MiB peak (limit 150) |")
 print(f"(medians of {len(rows['evalcal-2'])} runs each)")
+broken = []
+if bw / fw > 5.5:
+    broken.append(f"{big:,} forecasts took {bw / fw:.2f}x the time of {n:,} (limit 5.5x)")
+if br > 150:
+    broken.append(f"{big:,} forecasts peaked at {br:.0f} MiB (limit 150)")
+for b in broken:
+    print("LIMIT BROKEN: " + b, file=sys.stderr)
+sys.exit(1 if broken else 0)
 PY
