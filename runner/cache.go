@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/evalcal/evalcal/internal/atomicfile"
 )
 
 // Cache stores inspections on disk, one file per inspection, keyed by
@@ -277,22 +279,7 @@ func (c *Cache) Put(identity string, depth Depth, contentHash string, insp Inspe
 		return fmt.Errorf("runner: cache put: %w", err)
 	}
 	final := c.path(key)
-	shard := filepath.Dir(final)
-	if err := os.MkdirAll(shard, 0o755); err != nil {
-		return fmt.Errorf("runner: cache put %s: %w", shard, err)
-	}
-	tmp, err := os.CreateTemp(shard, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("runner: cache put %s: %w", shard, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("runner: cache put %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := atomicfile.Write(final, data); err != nil {
 		return fmt.Errorf("runner: cache put %s: %w", final, err)
 	}
 	return nil

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/evalcal/evalcal/internal/atomicfile"
 )
 
 // describeVersion names the description code in cache entries. Bump it
@@ -272,7 +274,7 @@ func (c *describeCache) put(dir string, root fs.FileInfo, entries []treeEntry, r
 	buf.Grow(len(cacheMagic) + 65 + len(payload))
 	buf.WriteString(cacheMagic + hex.EncodeToString(sum[:]) + "\n")
 	buf.Write(payload)
-	if err := writeFileAtomic(c.file(abs), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(c.file(abs), buf.Bytes()); err != nil {
 		c.noteWriteFail(err)
 	}
 }
@@ -312,30 +314,6 @@ func readCacheFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes", maxCacheEntryBytes)
 	}
 	return b, nil
-}
-
-// writeFileAtomic writes data to name through a temporary file in the
-// same directory and a rename, so readers see the old or the new entry.
-func writeFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }
 
 func (c *describeCache) noteCorrupt(name string, err error) {
