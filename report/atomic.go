@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,56 +39,126 @@ const maxSymlinkHops = 40
 // /dev/null or /dev/stdout, a named pipe), atomicity means nothing and a
 // rename would replace the device with a file: data is written to it
 // directly instead. A directory is an error.
-func WriteFileAtomic(path string, data []byte) (err error) {
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteFileAtomicFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileAtomicFunc is WriteFileAtomic for a document that write
+// streams, so that memory does not grow with it: write gets the temporary
+// file (or the special file, written in place), and only when it returns
+// nil is the temporary file synced and renamed over path. When it returns
+// an error, the temporary file is removed, path is as it was (a special
+// file keeps what was written), and that error is returned.
+func WriteFileAtomicFunc(path string, write func(io.Writer) error) error {
+	a, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	if err := write(a); err != nil {
+		a.abort()
+		return err
+	}
+	return a.commit()
+}
+
+// atomicFile is a document being written in place of a file.
+type atomicFile struct {
+	f    *os.File
+	path string // the final path, links followed
+	tmp  string // the temporary file; "" when writing a special file in place
+	perm fs.FileMode
+	keep bool // an existing file's mode to restore after the umask
+	err  error
+}
+
+// createAtomic starts writing path by WriteFileAtomic's rules: links
+// followed, a directory refused, a special file opened in place, else a
+// new temporary file in the same directory with the existing file's
+// permission bits or 0666 minus the umask.
+func createAtomic(path string) (*atomicFile, error) {
 	target, err := followLinks(path)
 	if err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+		return nil, fmt.Errorf("report: write %s: %w", path, err)
 	}
-	path = target
-	perm := fs.FileMode(0o666) // before the umask
-	keepMode := false
-	switch fi, err := os.Stat(path); {
+	a := &atomicFile{path: target, perm: 0o666} // before the umask
+	switch fi, err := os.Stat(target); {
 	case err == nil && fi.IsDir():
-		return fmt.Errorf("report: write %s: is a directory", path)
+		return nil, fmt.Errorf("report: write %s: is a directory", target)
 	case err == nil && !fi.Mode().IsRegular():
-		return writeSpecial(path, data)
+		if a.f, err = os.OpenFile(target, os.O_WRONLY, 0); err != nil {
+			return nil, fmt.Errorf("report: write %s: %w", target, err)
+		}
+		return a, nil
 	case err == nil:
-		perm, keepMode = fi.Mode().Perm(), true
+		a.perm, a.keep = fi.Mode().Perm(), true
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("report: write %s: %w", path, err)
+		return nil, fmt.Errorf("report: write %s: %w", target, err)
 	}
-	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-", perm)
+	if a.f, err = createTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-", a.perm); err != nil {
+		return nil, fmt.Errorf("report: write %s: %w", target, err)
+	}
+	a.tmp = a.f.Name()
+	return a, nil
+}
+
+// Write writes to the file; the first error sticks.
+func (a *atomicFile) Write(p []byte) (int, error) {
+	if a.err != nil {
+		return 0, a.err
+	}
+	n, err := a.f.Write(p)
 	if err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+		a.err = fmt.Errorf("report: write %s: %w", a.path, err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			os.Remove(tmp)
+	return n, a.err
+}
+
+// commit restores the mode, syncs, closes and renames the temporary file
+// over the final path, checking every step; on error the temporary file
+// is removed and the final path is as it was. A special file is closed.
+func (a *atomicFile) commit() error {
+	if a.tmp == "" {
+		if err := a.f.Close(); err != nil && a.err == nil {
+			return fmt.Errorf("report: close %s: %w", a.path, err)
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("report: write %s: %w", path, err)
+		return a.err
 	}
-	if keepMode {
+	err := a.err
+	if err == nil && a.keep {
 		// The umask may have cleared bits of the old mode at creation.
-		if err = f.Chmod(perm); err != nil {
-			f.Close()
-			return fmt.Errorf("report: chmod %s: %w", path, err)
+		if cerr := a.f.Chmod(a.perm); cerr != nil {
+			err = fmt.Errorf("report: chmod %s: %w", a.path, cerr)
 		}
 	}
-	if err = f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("report: sync %s: %w", path, err)
+	if err == nil {
+		if serr := a.f.Sync(); serr != nil {
+			err = fmt.Errorf("report: sync %s: %w", a.path, serr)
+		}
 	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("report: close %s: %w", path, err)
+	if cerr := a.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("report: close %s: %w", a.path, cerr)
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("report: rename into %s: %w", path, err)
+	if err == nil {
+		if rerr := os.Rename(a.tmp, a.path); rerr != nil {
+			err = fmt.Errorf("report: rename into %s: %w", a.path, rerr)
+		}
 	}
-	return nil
+	if err != nil {
+		_ = os.Remove(a.tmp)
+	}
+	return err
+}
+
+// abort closes and removes the temporary file; the final path is as it
+// was (a special file written in place keeps what was written).
+func (a *atomicFile) abort() {
+	_ = a.f.Close()
+	if a.tmp != "" {
+		_ = os.Remove(a.tmp)
+	}
 }
 
 // followLinks follows path while it is a symbolic link and returns the
@@ -133,21 +204,4 @@ func createTemp(dir, prefix string, perm fs.FileMode) (*os.File, error) {
 		return f, err
 	}
 	return nil, fmt.Errorf("no free temporary name in %s", dir)
-}
-
-// writeSpecial writes data to an existing non-regular file (a device or a
-// named pipe) without creating or replacing anything.
-func writeSpecial(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("report: close %s: %w", path, err)
-	}
-	return nil
 }

@@ -99,8 +99,9 @@ func TestStreamFailureLeavesTheFileAsItWas(t *testing.T) {
 	}
 }
 
-// createAtomic follows report.WriteFileAtomic's rules: the same files,
-// modes, links and errors come out of the same sandbox, whichever writes.
+// A streamed -o file follows report.WriteFileAtomic's rules: the same
+// files, modes, links and errors come out of the same sandbox, whichever
+// writes.
 func TestStreamedFileFollowsWriteFileAtomicRules(t *testing.T) {
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
