@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"regexp"
@@ -571,6 +572,7 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run
 		}
 		return nil, nil, fmt.Errorf("inspect: %s: no samples (%w; was it written with log_samples=False?)", l.path, ErrNothingToImport)
 	}
+	l.renameLegacyScores()
 	names := l.scorerNames()
 	name, key, err := l.resolve(scorer, names)
 	if err != nil {
@@ -637,26 +639,31 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run
 	return src, out, nil
 }
 
-// scorerNames are the scorers of the log's samples, sorted, the legacy
-// single score renamed after the log's first scorer as inspect_ai does.
-func (l *inspectLog) scorerNames() []string {
-	set := map[string]bool{}
+// renameLegacyScores renames each sample's legacy single score after the
+// log's first scorer, as inspect_ai does; it runs once the header (which
+// names that scorer) and every sample have been read.
+func (l *inspectLog) renameLegacyScores() {
+	if l.firstScore == "" {
+		return
+	}
 	for i := range l.samples {
 		s := &l.samples[i]
-		if sc, ok := s.scores[legacyScorer]; ok && l.firstScore != "" {
+		if sc, ok := s.scores[legacyScorer]; ok {
 			delete(s.scores, legacyScorer)
 			s.scores[l.firstScore] = sc
 		}
-		for name := range s.scores {
+	}
+}
+
+// scorerNames are the scorers of the log's samples, sorted.
+func (l *inspectLog) scorerNames() []string {
+	set := map[string]bool{}
+	for i := range l.samples {
+		for name := range l.samples[i].scores {
 			set[name] = true
 		}
 	}
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(set))
 }
 
 // resolve turns the scorer asked for into a scorer name and a dict key.
