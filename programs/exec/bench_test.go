@@ -28,6 +28,9 @@ import (
 //	          through os/exec for the same 400 calls: what spawning the
 //	          program costs on this machine at this moment, without the
 //	          runner or the reaper
+//	floor-x-ideal  that floor's wall time / ideal: the best any runner
+//	          could measure here, since the program's own start and the
+//	          machine's contention are in it
 //	cpu-ms/call  CPU (user + system) of this process per call
 //	child-cpu-ms/call  CPU of the processes it waited for, per call: the
 //	          reaper and the program with everything it ran
@@ -109,6 +112,7 @@ func BenchmarkSchedule50ms(b *testing.B) {
 			calls := float64(2 * n * iters)
 			b.ReportMetric(float64(wall)/float64(iters)/float64(ideal), "x-ideal")
 			b.ReportMetric(float64(wall)/float64(floor), "x-floor")
+			b.ReportMetric(float64(floor)/float64(iters)/float64(ideal), "floor-x-ideal")
 			b.ReportMetric(float64(self)/1e6/calls, "cpu-ms/call")
 			b.ReportMetric(float64(children)/1e6/calls, "child-cpu-ms/call")
 			b.ReportMetric(float64(floorChildren)/1e6/calls, "floor-child-cpu-ms/call")
