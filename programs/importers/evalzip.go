@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // errUncompressedTotal is returned by readMember once the members read
@@ -70,6 +72,7 @@ func openEvalArchive(ctx context.Context, f *os.File, br *bufio.Reader, lim limi
 		// Names like "../x" are harmless here: nothing is written out.
 		return nil, fmt.Errorf("not a zip archive, or a truncated one: %w", err)
 	}
+	zr.RegisterDecompressor(zipZstandard, newZstdReader)
 	if len(zr.File) > lim.members {
 		return nil, fmt.Errorf("the zip directory holds %d entries, more than the limit %d", len(zr.File), lim.members)
 	}
@@ -137,6 +140,54 @@ func zipEntryCount(r io.ReaderAt, size int64) (uint64, bool) {
 	return binary.LittleEndian.Uint64(rec[32:40]), true
 }
 
+// zipZstandard is the zip method number of Zstandard (APPNOTE 6.3.7,
+// Python's zipfile.ZIP_ZSTANDARD): what inspect_ai writes members with
+// when INSPECT_USE_ZSTD is set.
+const zipZstandard = 93
+
+// zstdMaxWindow bounds the window a Zstandard frame may ask for, and so
+// the decoder's memory per member being read: 128 MiB is what `zstd
+// --ultra -22` uses; a frame asking for more is refused, not read.
+const zstdMaxWindow = 128 << 20
+
+// newZstdReader is archive/zip's decompressor for zipZstandard members:
+// one frame after another, on the calling goroutine, with a bounded
+// window. The member's size limit and CRC are checked by readMember and
+// archive/zip as for deflate.
+func newZstdReader(r io.Reader) io.ReadCloser {
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(zstdMaxWindow))
+	if err != nil {
+		return errReadCloser{fmt.Errorf("zstandard: %w", err)}
+	}
+	return zstdReadCloser{d}
+}
+
+// zstdReadCloser names the decoder's errors and releases it on Close.
+type zstdReadCloser struct{ d *zstd.Decoder }
+
+func (z zstdReadCloser) Read(p []byte) (int, error) {
+	n, err := z.d.Read(p)
+	switch {
+	case errors.Is(err, zstd.ErrWindowSizeExceeded):
+		err = fmt.Errorf("zstandard: the frame asks for a window over the limit of %d bytes: %w", zstdMaxWindow, err)
+	case err != nil && err != io.EOF:
+		err = fmt.Errorf("zstandard: %w", err)
+	}
+	return n, err
+}
+
+func (z zstdReadCloser) Close() error {
+	z.d.Close()
+	return nil
+}
+
+// errReadCloser is a reader that fails with err.
+type errReadCloser struct{ err error }
+
+func (e errReadCloser) Read([]byte) (int, error) { return 0, e.err }
+func (e errReadCloser) Close() error             { return nil }
+
 // methodName names the zip compression methods a .eval log may use.
 func methodName(m uint16) string {
 	switch m {
@@ -144,7 +195,7 @@ func methodName(m uint16) string {
 		return "stored"
 	case zip.Deflate:
 		return "deflate"
-	case 93:
+	case zipZstandard:
 		return "zstandard"
 	}
 	return fmt.Sprintf("method %d", m)
@@ -157,12 +208,9 @@ func methodName(m uint16) string {
 // lim.total (errUncompressedTotal past it).
 func (a *evalArchive) readMember(f *zip.File) ([]byte, error) {
 	switch f.Method {
-	case zip.Store, zip.Deflate:
-	case 93:
-		return nil, errors.New("compressed with zstandard (inspect_ai's INSPECT_USE_ZSTD), which evalcal does not read; " +
-			"convert the log with `inspect log convert --to json` or write it without INSPECT_USE_ZSTD")
+	case zip.Store, zip.Deflate, zipZstandard:
 	default:
-		return nil, fmt.Errorf("compressed with %s, which evalcal does not read (want stored or deflate)", methodName(f.Method))
+		return nil, fmt.Errorf("compressed with %s, which evalcal does not read (want stored, deflate or zstandard)", methodName(f.Method))
 	}
 	if f.UncompressedSize64 > uint64(a.lim.member) {
 		return nil, fmt.Errorf("declares %d bytes uncompressed, more than the limit %d", f.UncompressedSize64, a.lim.member)

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -213,21 +215,191 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 	})
 }
 
-// zstandard members (INSPECT_USE_ZSTD) are refused with the way out.
+// zstdFixture reads a member compressed by the reference zstd CLI
+// (testdata/zstd/make.sh) as a raw member of method 93, its CRC and size
+// those of the uncompressed data.
+func zstdFixture(t *testing.T, name string, uncompressed []byte) *rawMember {
+	t.Helper()
+	z, err := os.ReadFile(filepath.Join("testdata", "zstd", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rawMember{compressed: z, crc: crc32.ChecksumIEEE(uncompressed), uncompressed: uint64(len(uncompressed)), method: zipZstandard}
+}
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "zstd", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Zstandard members (inspect_ai with INSPECT_USE_ZSTD), compressed by
+// the reference zstd CLI at its default level, at -19 without a
+// checksum, and as two frames, read as the same members deflated do.
 func TestEvalArchiveZstandard(t *testing.T) {
-	path := writeEval(t, []member{{name: "header.json", data: evalHeader},
-		{name: "samples/1_epoch_1.json", raw: &rawMember{compressed: []byte("\x28\xb5\x2f\xfd"), crc: 0, uncompressed: 10, method: 93}}})
-	src, _, err := LoadInspect(context.Background(), path, "")
-	if err == nil {
-		_, err = src.Inspect(context.Background(), sampler.Run{ID: "1"}, runner.Deep)
+	names := []string{"header.json", "sample1.json", "sample2.json", "sample3.json"}
+	var zstdMembers, deflateMembers []member
+	for i, name := range names {
+		data := readFixture(t, name)
+		zipName := name
+		if i > 0 {
+			zipName = fmt.Sprintf("samples/%d_epoch_1.json", i)
+		}
+		zstdMembers = append(zstdMembers, member{name: zipName, raw: zstdFixture(t, name+".zst", data)})
+		deflateMembers = append(deflateMembers, member{name: zipName, data: string(data)})
 	}
-	if err == nil || !strings.Contains(err.Error(), "zstandard") || !strings.Contains(err.Error(), "inspect log convert") {
-		t.Errorf("zstd: %v", err)
+	ctx := context.Background()
+	zsrc, zruns, err := LoadInspect(ctx, writeEval(t, zstdMembers), "s")
+	if err != nil {
+		t.Fatal(err)
 	}
-	hz := writeEval(t, []member{{name: "header.json", raw: &rawMember{compressed: []byte("x"), uncompressed: 1, method: 93}}})
-	if _, _, err := LoadInspect(context.Background(), hz, ""); err == nil || !strings.Contains(err.Error(), "header.json: compressed with zstandard") {
-		t.Errorf("zstd header: %v", err)
+	dsrc, druns, err := LoadInspect(ctx, writeEval(t, deflateMembers), "s")
+	if err != nil {
+		t.Fatal(err)
 	}
+	if len(zruns) != 3 || len(druns) != 3 {
+		t.Fatalf("runs %v and %v", zruns, druns)
+	}
+	for i := range zruns {
+		if zruns[i].ID != druns[i].ID || zruns[i].System != druns[i].System || zruns[i].ContentHash != druns[i].ContentHash {
+			t.Errorf("run %d: zstandard %+v, deflate %+v", i, zruns[i], druns[i])
+		}
+	}
+	z, d := inspectAll(t, zsrc, zruns), inspectAll(t, dsrc, druns)
+	if len(z) != 3 || fmt.Sprint(z) != fmt.Sprint(d) {
+		t.Errorf("zstandard %v\ndeflate %v", z, d)
+	}
+	if z["1"].Verdict != "pass" || z["2"].Verdict != "fail" || z["3"].Verdict != "partial" {
+		t.Errorf("verdicts %v", z)
+	}
+}
+
+// A bad Zstandard member fails its sample alone, or the log when it is
+// the header; the limits hold as for deflate; a frame asking for a
+// window past zstdMaxWindow is refused, not read.
+func TestEvalArchiveZstandardRefuses(t *testing.T) {
+	ctx := context.Background()
+	header := member{name: "header.json", data: evalHeader}
+	inspect9 := func(t *testing.T, path string, lim limits) error {
+		t.Helper()
+		src, runs, err := loadInspect(ctx, path, "s", Options{}, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 2 || !src.Covers("1", runner.Deep) {
+			t.Fatalf("runs %v", runs)
+		}
+		_, err = src.Inspect(ctx, sampler.Run{ID: "9"}, runner.Deep)
+		return err
+	}
+	t.Run("not a frame", func(t *testing.T) {
+		path := writeEval(t, []member{header, evalSample(1, 1, `"C"`),
+			{name: "samples/9_epoch_1.json", raw: &rawMember{compressed: []byte("\x28\xb5\x2f\xfd"), uncompressed: 10, method: zipZstandard}}})
+		if err := inspect9(t, path, defaultLimits); err == nil || !strings.Contains(err.Error(), "samples/9_epoch_1.json") ||
+			!strings.Contains(err.Error(), "zstandard") {
+			t.Errorf("bad frame: %v", err)
+		}
+	})
+	t.Run("header", func(t *testing.T) {
+		path := writeEval(t, []member{{name: "header.json", raw: &rawMember{compressed: []byte("x"), uncompressed: 1, method: zipZstandard}}})
+		if _, _, err := LoadInspect(ctx, path, ""); err == nil || !strings.Contains(err.Error(), "header.json") || !strings.Contains(err.Error(), "zstandard") {
+			t.Errorf("bad header: %v", err)
+		}
+	})
+	bomb := append([]byte(`{"id": 9, "epoch": 1, "scores": {"s": {"value": "C"}}}`), bytes.Repeat([]byte(" "), 8<<20)...)
+	t.Run("declared small, inflates large", func(t *testing.T) {
+		raw := zstdFixture(t, "bomb.zst", bomb)
+		raw.uncompressed = 60
+		path := writeEval(t, []member{header, evalSample(1, 1, `"C"`), {name: "samples/9_epoch_1.json", raw: raw}})
+		if err := inspect9(t, path, defaultLimits); err == nil || !strings.Contains(err.Error(), "sample 9 epoch 1: cannot be read") {
+			t.Errorf("bomb: %v", err)
+		}
+	})
+	t.Run("inflates past the member limit", func(t *testing.T) {
+		path := writeEval(t, []member{header, evalSample(1, 1, `"C"`), {name: "samples/9_epoch_1.json", raw: zstdFixture(t, "bomb.zst", bomb)}})
+		lim := defaultLimits
+		lim.member = 1 << 20
+		if err := inspect9(t, path, lim); err == nil || !strings.Contains(err.Error(), "more than the limit 1048576") {
+			t.Errorf("past the member limit: %v", err)
+		}
+		// Within the limits the same member is read whole.
+		if err := inspect9(t, path, defaultLimits); err != nil {
+			t.Errorf("the bomb within the limits: %v", err)
+		}
+	})
+	t.Run("window", func(t *testing.T) {
+		path := writeEval(t, []member{header, evalSample(1, 1, `"C"`),
+			{name: "samples/9_epoch_1.json", raw: zstdFixture(t, "window.zst", readFixture(t, "sample1.json"))}})
+		if err := inspect9(t, path, defaultLimits); err == nil || !strings.Contains(err.Error(), "zstandard: the frame asks for a window over the limit of 134217728 bytes") {
+			t.Errorf("1 GiB window: %v", err)
+		}
+	})
+}
+
+// The shared inspect_ai .eval logs recompressed member by member by the
+// zstd CLI (as inspect_ai writes them with INSPECT_USE_ZSTD) import as
+// the originals do. Skipped without the shared samples or the CLI.
+func TestEvalArchiveZstandardSharedLogs(t *testing.T) {
+	zstdCLI, err := exec.LookPath("zstd")
+	if err != nil {
+		t.Skip("no zstd CLI")
+	}
+	for _, name := range []string{"custom.eval", "log_formats.eval", "log_read_sample.eval", "mmlu-summary-choices.eval"} {
+		t.Run(name, func(t *testing.T) {
+			orig := sharedLog(t, name)
+			zr, err := zip.OpenReader(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer zr.Close()
+			var ms []member
+			for _, f := range zr.File {
+				rc, err := f.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := io.ReadAll(rc)
+				rc.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(zstdCLI, "-q", "-c", "-3")
+				cmd.Stdin = bytes.NewReader(data)
+				z, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("zstd %s: %v", f.Name, err)
+				}
+				ms = append(ms, member{name: f.Name, raw: &rawMember{compressed: z, crc: crc32.ChecksumIEEE(data), uncompressed: uint64(len(data)), method: zipZstandard}})
+			}
+			ctx := context.Background()
+			osrc, oruns, err := LoadInspect(ctx, orig, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			zsrc, zruns, err := LoadInspect(ctx, writeEval(t, ms), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(ids(oruns)) != fmt.Sprint(ids(zruns)) || len(oruns) == 0 {
+				t.Fatalf("runs %v, original %v", ids(zruns), ids(oruns))
+			}
+			o, z := inspectAll(t, osrc, oruns), inspectAll(t, zsrc, zruns)
+			if len(o) == 0 || fmt.Sprint(o) != fmt.Sprint(z) {
+				t.Errorf("zstandard %v\noriginal %v", z, o)
+			}
+		})
+	}
+}
+
+func ids(runs []sampler.Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.ID+" "+r.System+" "+r.ContentHash)
+	}
+	return out
 }
 
 // An archive without header.json or _journal/start.json is no log.

@@ -1,9 +1,12 @@
 package importers
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -171,6 +174,7 @@ func FuzzInspectEval(f *testing.F) {
 			f.Add(data)
 		}
 	}
+	f.Add(zstdEvalSeed(f))
 	dir := f.TempDir()
 	lim := limits{file: 1 << 20, member: 1 << 20, total: 4 << 20, members: 64}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -191,6 +195,39 @@ func FuzzInspectEval(f *testing.F) {
 			checkSource(t, src, runs)
 		}
 	})
+}
+
+// zstdEvalSeed is a .eval log of Zstandard members: testdata/zstd's
+// header and samples, compressed by the zstd CLI.
+func zstdEvalSeed(f *testing.F) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i, name := range []string{"header.json", "sample1.json", "sample2.json", "sample3.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "zstd", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		z, err := os.ReadFile(filepath.Join("testdata", "zstd", name+".zst"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		zipName := name
+		if i > 0 {
+			zipName = fmt.Sprintf("samples/%d_epoch_1.json", i)
+		}
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: zipName, Method: zipZstandard, CRC32: crc32.ChecksumIEEE(data),
+			CompressedSize64: uint64(len(z)), UncompressedSize64: uint64(len(data))})
+		if err != nil {
+			f.Fatal(err)
+		}
+		if _, err := w.Write(z); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		f.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 func FuzzPromptfoo(f *testing.F) {

@@ -33,8 +33,9 @@ const legacyScorer = "88F74D2C"
 // Both log formats are read, told apart by their first bytes: a .json log
 // (one EvalLog document, streamed sample by sample) and a .eval log (a zip
 // archive: header.json, or _journal/start.json while the eval runs, and
-// one samples/{id}_epoch_{n}.json member per sample; stored or deflate
-// members; see the limits of this package).
+// one samples/{id}_epoch_{n}.json member per sample; stored, deflate or
+// Zstandard members (method 93, INSPECT_USE_ZSTD); see the limits of this
+// package).
 //
 // Each sample is a run: ID is the sample id (a number as written, a
 // string as is), followed by "#" and the epoch when the eval ran more
