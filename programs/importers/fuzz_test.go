@@ -237,14 +237,23 @@ func FuzzPromptfoo(f *testing.F) {
 	f.Add([]byte(pfFile("3", pfResult(0, 0, `"success": true, "score": 1, "failureReason": 2, "error": "x"`))))
 	lim := defaultLimits
 	lim.file = 1 << 20
+	f.Add([]byte(`{"testIdx": 0, "promptIdx": 1, "provider": {"id": "echo"}, "success": true, "score": 1}` + "\n" +
+		`{"testIdx": 1, "promptIdx": 0, "success": false, "score": 0, "gradingResult": {"pass": false, "score": 0, "reason": "r"}}{"testIdx": 2}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, assertion := range []string{"", "contains", "quality"} {
-			pf := &promptfooFile{path: "fuzz.json"}
-			if err := pf.read(context.Background(), bufio.NewReader(bytes.NewReader(data)), lim); err != nil {
-				return
-			}
-			if src, runs, err := pf.source(assertion, Options{}); err == nil {
-				checkSource(t, src, runs)
+			// The same bytes as the JSON output and as JSON Lines.
+			for _, jsonl := range []bool{false, true} {
+				pf := &promptfooFile{path: "fuzz.json"}
+				read := pf.read
+				if jsonl {
+					read = pf.readLines
+				}
+				if err := read(context.Background(), bufio.NewReader(bytes.NewReader(data)), lim); err != nil {
+					continue
+				}
+				if src, runs, err := pf.source(assertion, Options{}); err == nil {
+					checkSource(t, src, runs)
+				}
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -27,7 +28,11 @@ const promptfooFailureError = 2
 // serving one assertion's verdicts and the runs its results are, sorted
 // by id. results.version 3 (EvaluateSummaryV3, the current format) is
 // read, and 2 (EvaluateSummaryV2: the same results[], with a table);
-// other versions are refused. The results are streamed one by one.
+// other versions are refused. The results are streamed one by one. The
+// JSON Lines output (`promptfoo eval -o FILE.jsonl`: one result a line,
+// no version) is read too, line by line, when the file is named .jsonl or
+// its first line is a whole result (see isJSONL); a line that is not JSON
+// is listed by Unattributed with its number, and the rest is read.
 //
 // Each result (one test case on one prompt and provider) is a run: ID is
 // "test<testIdx>-prompt<promptIdx>" (stable while the config's tests and
@@ -73,7 +78,12 @@ func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, li
 	defer f.Close()
 	defer stop()
 	pf := &promptfooFile{path: path}
-	if err := pf.read(ctx, bufio.NewReaderSize(f, 64<<10), lim); err != nil {
+	br := bufio.NewReaderSize(f, 64<<10)
+	read := pf.read
+	if isJSONL(path, br) {
+		read = pf.readLines
+	}
+	if err := read(ctx, br, lim); err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
@@ -85,6 +95,7 @@ func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, li
 // promptfooFile is what a load keeps of a results file.
 type promptfooFile struct {
 	path         string
+	jsonl        bool // JSON Lines: one result a line, no version
 	version      *int
 	sum          string
 	results      []promptfooResult
@@ -128,10 +139,13 @@ type componentResult struct {
 
 // read streams the file: results.version and results.results are read,
 // everything else skipped.
-func (pf *promptfooFile) read(ctx context.Context, r *bufio.Reader, lim limits) error {
+func (pf *promptfooFile) read(ctx context.Context, r io.Reader, lim limits) error {
 	s := newJSONStream(r, lim.file)
 	err := s.object(func(key string) error {
 		defer s.line() // forget the newlines read so far
+		if key == "testIdx" {
+			return errResultAtTop
+		}
 		if key != "results" {
 			return s.skip()
 		}
@@ -356,10 +370,13 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 // result.
 func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []sampler.Run, error) {
 	switch {
+	case pf.jsonl:
 	case pf.version == nil:
 		return nil, nil, fmt.Errorf("promptfoo: %s: no results.version: not the JSON `promptfoo eval -o` writes", pf.path)
 	case *pf.version != 2 && *pf.version != 3:
 		return nil, nil, fmt.Errorf("promptfoo: %s: results.version %d; evalcal reads versions 2 and 3", pf.path, *pf.version)
+	}
+	switch {
 	case len(pf.results) == 0 && len(pf.unattributed) > 0:
 		return nil, nil, fmt.Errorf("promptfoo: %s: no readable result (%w); first: %s", pf.path, ErrNothingToImport, pf.unattributed[0])
 	case len(pf.results) == 0:
