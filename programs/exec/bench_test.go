@@ -19,15 +19,16 @@ import (
 
 // BenchmarkSchedule50ms is issue 12.4's case: 200 runs through the runner
 // with a real exec inspector (testdata/inspectors/sleep.sh: a shell that
-// runs `sleep 0.05`, then answers), at --jobs 1, 4, 16 and 64, without a
-// cache, and at 16 with a fresh cache (every call a miss and a write, as
-// the first `evalcal run` with its default cache). It reports
+// runs `sleep 0.05`, then answers; 53 ms a call on its own, two programs
+// started), at --jobs 1, 4, 16 and 64, without a cache, and at 16 with a
+// fresh cache (every call a miss and a write, as the first `evalcal run`
+// with its default cache). It reports
 //
 //	x-ideal   wall time / (runs x 2 x 50ms / jobs), the issue's target (<= 1.10 at 16)
-//	x-floor   wall time / that of jobs bare goroutines running sleep.sh
-//	          through os/exec for the same 400 calls: what spawning the
-//	          program costs on this machine at this moment, without the
-//	          runner or the reaper
+//	x-floor   wall time / that of jobs bare goroutines running the same
+//	          inspector through os/exec for the same 400 calls: what
+//	          starting the program costs on this machine at this moment,
+//	          without the runner or the reaper
 //	floor-x-ideal  that floor's wall time / ideal: the best any runner
 //	          could measure here, since the program's own start and the
 //	          machine's contention are in it
@@ -42,14 +43,45 @@ import (
 // counted. Under -short (make bench) jobs=1 is skipped: with its floor
 // it takes 40 s an iteration.
 func BenchmarkSchedule50ms(b *testing.B) {
-	const (
-		n       = 200
-		latency = 50 * time.Millisecond
-	)
 	sleepSh, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "sleep.sh"))
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchSchedule(b, sleepSh)
+}
+
+// BenchmarkSchedule50msOneProcess is BenchmarkSchedule50ms with a
+// one-process inspector whose call is its 50 ms of work and little else
+// (testdata/inspectors/sleep50.c, built static by the C compiler:
+// 51.3 ms a call on its own), so that what the runner and the reaper add
+// is not lost in what the inspector's own start costs. Skipped without
+// a C compiler.
+func BenchmarkSchedule50msOneProcess(b *testing.B) {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		b.Skip("no C compiler (cc) to build testdata/inspectors/sleep50.c")
+	}
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "inspectors", "sleep50.c"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog := filepath.Join(b.TempDir(), "sleep50")
+	out, err := exec.Command(cc, "-O2", "-static", "-o", prog, src).CombinedOutput()
+	if err != nil {
+		// No static C library: a dynamic program starts slower, but runs.
+		if out, err = exec.Command(cc, "-O2", "-o", prog, src).CombinedOutput(); err != nil {
+			b.Fatalf("cc sleep50.c: %v\n%s", err, out)
+		}
+	}
+	benchSchedule(b, prog)
+}
+
+// benchSchedule runs the schedule benchmark with the inspector prog.
+func benchSchedule(b *testing.B, prog string) {
+	const (
+		n       = 200
+		latency = 50 * time.Millisecond
+	)
 	b.Setenv("EVALCAL_TEST_DELAY", "0.05")
 	dir := b.TempDir()
 	runs := make([]sampler.Run, n)
@@ -77,11 +109,11 @@ func BenchmarkSchedule50ms(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				_, fc0 := cpuTimes()
-				floor += execFloor(b, sleepSh, jobs, 2*n)
+				floor += execFloor(b, prog, jobs, 2*n)
 				_, fc1 := cpuTimes()
 				floorChildren += fc1 - fc0
 				b.StartTimer()
-				in, err := execinspector.New(sleepSh)
+				in, err := execinspector.New(prog)
 				if err != nil {
 					b.Fatal(err)
 				}
