@@ -51,9 +51,11 @@ func skillIntervalOf(t statistician.SortedBinary, b float64, opts ScoreOptions) 
 	return skillInterval(context.Background(), t, t.ErrorMoments(m.Brier), b, opts)
 }
 
-// The method follows the documented rule: few distinct squared errors,
-// multinomial; many, index below MinIdealBootstrapForecasts and
-// Cornish-Fisher from there on unless the resampled mean is too skewed.
+// The method follows the documented rule: the multinomial where it is
+// the cheaper way (at most 16 distinct squared errors, or at most 1,024
+// holding 32 forecasts each on average); else Cornish-Fisher from
+// MinIdealBootstrapForecasts on unless the resampled mean is too skewed;
+// else the index bootstrap.
 func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -61,9 +63,14 @@ func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 		want string
 	}{
 		{"stated confidences, 50,000", modelGroup(50_000, 2, 0.8, 0, 1), BootstrapMultinomial},
-		{"3 decimals, 2,000 (at most 1,001 x 2 cells, fewer here)", modelGroup(300, 3, 0.8, 0, 2), BootstrapMultinomial},
-		{"continuous, 9,999", modelGroup(MinIdealBootstrapForecasts-1, -1, 0.8, 0, 3), BootstrapIndex},
-		{"continuous, 10,000", modelGroup(MinIdealBootstrapForecasts, -1, 0.8, 0, 4), BootstrapCornishFisher},
+		{"stated confidences, 8,000 (at most 202 cells: 40 forecasts a cell)", modelGroup(8000, 2, 0.8, 0, 7), BootstrapMultinomial},
+		{"stated confidences, 2,000 (about 20 forecasts a cell)", modelGroup(2000, 2, 0.8, 0, 8), BootstrapCornishFisher},
+		{"stated confidences, 500", modelGroup(500, 2, 0.8, 0, 9), BootstrapIndex},
+		{"one decimal, 30 (at most 11 cells)", modelGroup(30, 1, 0.8, 0, 10), BootstrapMultinomial},
+		{"3 decimals, 300", modelGroup(300, 3, 0.8, 0, 2), BootstrapIndex},
+		{"3 decimals, 40,000 (over 1,024 cells)", modelGroup(40_000, 3, 0.8, 0, 11), BootstrapCornishFisher},
+		{"continuous, 999", modelGroup(MinIdealBootstrapForecasts-1, -1, 0.8, 0, 3), BootstrapIndex},
+		{"continuous, 1,000", modelGroup(MinIdealBootstrapForecasts, -1, 0.8, 0, 4), BootstrapCornishFisher},
 		{"4 decimals, 30,000", modelGroup(30_000, 4, 0.5, 0, 5), BootstrapCornishFisher},
 		{"rare events (0.25%), 12,000", modelGroup(12_000, -1, 0, 200, 6), BootstrapIndex},
 	} {
@@ -72,7 +79,8 @@ func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 			t.Fatalf("%s: %v %s", c.name, err, reason)
 		}
 		if method != c.want {
-			t.Errorf("%s: method %s, want %s", c.name, method, c.want)
+			m, _ := c.t.Murphy()
+			t.Errorf("%s: method %s, want %s (%d forecasts, %d distinct squared errors)", c.name, method, c.want, c.t.N(), c.t.ErrorMoments(m.Brier).Distinct)
 		}
 	}
 }
@@ -115,6 +123,10 @@ func TestCornishFisherLowerBoundAgreesWithTheIndexBootstrap(t *testing.T) {
 		name string
 		t    statistician.SortedBinary
 	}{
+		{"continuous, skill 0.9, 1,000", modelGroup(1_000, -1, 0.9, 0, 16)},
+		{"continuous, no skill, 1,500", modelGroup(1_500, -1, 0, 0, 17)},
+		{"continuous, skill 0.5, 3,000", modelGroup(3_000, -1, 0.5, 0, 18)},
+		{"stated confidences, skill 0.7, 2,000", modelGroup(2_000, 2, 0.7, 0, 19)},
 		{"continuous, skill 0.9, 10,000", modelGroup(10_000, -1, 0.9, 0, 11)},
 		{"continuous, skill 0.1, 20,000", modelGroup(20_000, -1, 0.1, 0, 12)},
 		{"continuous, no skill, 40,000", modelGroup(40_000, -1, 0, 0, 13)},
@@ -142,14 +154,15 @@ func TestCornishFisherLowerBoundAgreesWithTheIndexBootstrap(t *testing.T) {
 
 // Coverage of the label's interval by simulation: a forecaster whose true
 // skill score against the frozen base rate is known (computed from the
-// generating model over a 0.0001 grid), 1,000 groups of 10,000 forecasts.
-// Binomial error of the coverage is 0.7 points; [93, 97] is three of
-// them.
+// generating model over a 0.0001 grid), 1,000 groups of n forecasts, at
+// n = 1,000 (MinIdealBootstrapForecasts, where the analytic interval
+// starts) and 10,000. Binomial error of the coverage is 0.7 points;
+// [93, 97] is three of them.
 func TestSkillIntervalCoverage(t *testing.T) {
 	if testing.Short() || raceDetector {
 		t.Skip("coverage simulation (skipped under -short and -race)")
 	}
-	const trials, n, b = 1000, 10_000, 0.5
+	const trials, b = 1000, 0.5
 	// p ~ U(0, 1) on the 1e-4 grid, y ~ Bernoulli(0.2 + 0.6 p): E[(p - y)^2]
 	// = E[p^2 - 2 p (0.2 + 0.6 p) + (0.2 + 0.6 p)].
 	var mse float64
@@ -161,31 +174,33 @@ func TestSkillIntervalCoverage(t *testing.T) {
 	mse /= 10_001
 	truth := 1 - mse/(b*(1-b))
 	opts := DefaultScoreOptions()
-	covered := 0
-	r := rand.New(rand.NewPCG(31, 31))
-	for range trials {
-		var s statistician.BinarySample
-		for range n {
-			p := float64(r.IntN(10_001)) / 10_000
-			y := 0
-			if r.Float64() < 0.2+0.6*p {
-				y = 1
+	for _, n := range []int{MinIdealBootstrapForecasts, 10_000} {
+		covered := 0
+		r := rand.New(rand.NewPCG(31, uint64(n)))
+		for range trials {
+			var s statistician.BinarySample
+			for range n {
+				p := float64(r.IntN(10_001)) / 10_000
+				y := 0
+				if r.Float64() < 0.2+0.6*p {
+					y = 1
+				}
+				_ = s.Add(p, y)
 			}
-			_ = s.Add(p, y)
+			sorted, _ := s.Sorted(context.Background())
+			iv, method, _, err := skillIntervalOf(sorted, b, opts)
+			if err != nil || method != BootstrapCornishFisher {
+				t.Fatalf("n %d: method %s, err %v", n, method, err)
+			}
+			if iv.Lower <= truth && truth <= iv.Upper {
+				covered++
+			}
 		}
-		sorted, _ := s.Sorted(context.Background())
-		iv, method, _, err := skillIntervalOf(sorted, b, opts)
-		if err != nil || method != BootstrapCornishFisher {
-			t.Fatalf("method %s, err %v", method, err)
+		pct := 100 * float64(covered) / trials
+		t.Logf("n %d: coverage %.1f%% of %d groups (true BSS %.5f)", n, pct, trials, truth)
+		if pct < 93 || pct > 97 {
+			t.Errorf("n %d: coverage %.1f%%, want 95%% within [93, 97]", n, pct)
 		}
-		if iv.Lower <= truth && truth <= iv.Upper {
-			covered++
-		}
-	}
-	pct := 100 * float64(covered) / trials
-	t.Logf("coverage %.1f%% of %d groups (true BSS %.5f)", pct, trials, truth)
-	if pct < 93 || pct > 97 {
-		t.Errorf("coverage %.1f%%, want 95%% within [93, 97]", pct)
 	}
 }
 
@@ -193,13 +208,13 @@ func TestSkillIntervalCoverage(t *testing.T) {
 // bootstrap that would run for minutes.
 func TestScoreReportStopsWhenCancelled(t *testing.T) {
 	opts := DefaultScoreOptions()
-	opts.Resamples = 1_000_000 // index path on 9,000 forecasts: 9e9 draws
+	opts.Resamples = 1_000_000 // index path on 2 x 900 forecasts: 1.8e9 draws
 	s, err := NewScorer(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(41, 41))
-	for i := range 9000 {
+	for i := range 1800 {
 		p := r.Float64()
 		y := 0
 		if r.Float64() < p {

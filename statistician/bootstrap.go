@@ -75,17 +75,9 @@ func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64,
 	if stat == nil {
 		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs a statistic, got nil")
 	}
-	if opts.Resamples < 0 || opts.Resamples > MaxBootstrapResamples {
-		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap resamples %d outside [0, %d]", opts.Resamples, MaxBootstrapResamples)
-	}
-	if opts.Resamples == 0 {
-		opts.Resamples = 1000
-	}
-	if opts.Level == 0 {
-		opts.Level = 0.95
-	}
-	if !(opts.Level > 0 && opts.Level < 1) {
-		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap confidence level %v must be in (0, 1)", opts.Level)
+	opts, err := opts.resolved()
+	if err != nil {
+		return BootstrapResult{}, err
 	}
 	if opts.Clusters != nil && len(opts.Clusters) != n {
 		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap has %d cluster ids for %d items", len(opts.Clusters), n)
@@ -124,6 +116,24 @@ func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64,
 		}
 	}
 	return percentileInterval(res, values, opts), nil
+}
+
+// resolved checks the resamples and the level and fills in their
+// defaults (1000 and 0.95).
+func (opts BootstrapOptions) resolved() (BootstrapOptions, error) {
+	if opts.Resamples < 0 || opts.Resamples > MaxBootstrapResamples {
+		return opts, fmt.Errorf("statistician: bootstrap resamples %d outside [0, %d]", opts.Resamples, MaxBootstrapResamples)
+	}
+	if opts.Resamples == 0 {
+		opts.Resamples = 1000
+	}
+	if opts.Level == 0 {
+		opts.Level = 0.95
+	}
+	if !(opts.Level > 0 && opts.Level < 1) {
+		return opts, fmt.Errorf("statistician: bootstrap confidence level %v must be in (0, 1)", opts.Level)
+	}
+	return opts, nil
 }
 
 // percentileInterval fills res from the defined resampled values: the
@@ -185,17 +195,10 @@ func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts 
 		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap needs a statistic, got nil")
 	case opts.Clusters != nil:
 		return BootstrapResult{}, fmt.Errorf("statistician: a cell-count bootstrap cannot resample clusters")
-	case opts.Resamples < 0 || opts.Resamples > MaxBootstrapResamples:
-		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap resamples %d outside [0, %d]", opts.Resamples, MaxBootstrapResamples)
 	}
-	if opts.Resamples == 0 {
-		opts.Resamples = 1000
-	}
-	if opts.Level == 0 {
-		opts.Level = 0.95
-	}
-	if !(opts.Level > 0 && opts.Level < 1) {
-		return BootstrapResult{}, fmt.Errorf("statistician: bootstrap confidence level %v must be in (0, 1)", opts.Level)
+	opts, err := opts.resolved()
+	if err != nil {
+		return BootstrapResult{}, err
 	}
 	var res BootstrapResult
 	est, ok := stat(counts)

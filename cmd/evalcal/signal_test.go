@@ -331,13 +331,14 @@ func TestInterruptStopsLongPhasesWithinTwoSeconds(t *testing.T) {
 		}
 	}
 	f.Close()
-	// Statistics: 1M continuous forecasts of 200 agents: groups of 5,000
-	// distinct values take the seeded index bootstrap, seconds of work
-	// after a fraction of a second of parsing.
+	// Statistics: 1M continuous forecasts of 1,112 agents: groups of 900
+	// distinct values (under forecast.MinIdealBootstrapForecasts) take
+	// the seeded index bootstrap, seconds of work after a fraction of a
+	// second of parsing.
 	var b bytes.Buffer
 	for i := range 1_000_000 {
 		p := float64((i*7919)%1_000_003) / 1_000_003
-		fmt.Fprintf(&b, `{"agent":"a%d","id":"f%d","confidence":%.9f,"outcome":%v}`+"\n", i/5000, i, p, i%3 == 0)
+		fmt.Fprintf(&b, `{"agent":"a%d","id":"f%d","confidence":%.9f,"outcome":%v}`+"\n", i/900, i, p, i%3 == 0)
 	}
 	forecasts := writeTempFile(t, dir, "forecasts.jsonl", b.String())
 

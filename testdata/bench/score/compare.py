@@ -8,7 +8,10 @@ statistic to 6 significant digits (relative 5e-6) and the 0-100
 calibration to 2 decimals (0.005); the bootstrap lower bound of the BSS,
 drawn from other random streams, within 0.4 standard errors (the Monte
 Carlo error of 1,000 resamples at the 2.5% quantile is about 0.085); the
-labels must be equal in every group.
+labels must be equal in every group, except where the two lower bounds lie
+on either side of 0 (within that tolerance of each other): the label turns
+on the bound's sign, so there two random streams may disagree, and with
+hundreds of groups some do.
 """
 import json
 import sys
@@ -22,6 +25,7 @@ methods = {}
 
 
 bad = []
+straddle = []
 
 
 def upd(name, a, b, tol=None):
@@ -56,12 +60,17 @@ for k, p in py.items():
     se = (p["bss_ci95"][1] - p["bss_ci95"][0]) / 3.92
     upd("bss_ci95.lower in standard errors (bootstrap)", g["bss_ci95"]["lower"] / se, p["bss_ci95"][0] / se, 0.4)
     methods[g.get("bss_ci95_method", "?")] = methods.get(g.get("bss_ci95_method", "?"), 0) + 1
-    labels += g["label"] == p["label"]
+    if g["label"] == p["label"]:
+        labels += 1
+    elif (g["bss_ci95"]["lower"] > 0) != (p["bss_ci95"][0] > 0) and abs(g["bss_ci95"]["lower"] - p["bss_ci95"][0]) <= 0.4 * se:
+        straddle.append(k)
 for k in sorted(worst):
     print("%-45s max |evalcal - python| = %.3g" % (k, worst[k]))
 print("labels equal in %d of %d groups; evalcal's interval methods: %s" % (labels, len(py), methods))
-if labels != len(py):
-    bad.append("labels differ in %d of %d groups" % (len(py) - labels, len(py)))
+if straddle:
+    print("labels differ where the two lower bounds straddle 0 in %d groups: %s" % (len(straddle), " ".join(straddle[:10])))
+if labels + len(straddle) != len(py):
+    bad.append("labels differ in %d of %d groups" % (len(py) - labels - len(straddle), len(py)))
 for b in bad[:20]:
     print("MISMATCH " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)

@@ -7,7 +7,10 @@
 # run is repeated RUNS times (default 3) and the medians of wall time, CPU
 # time and peak RSS (/usr/bin/time) are compared. Then evalcal alone on 5M
 # float64 forecasts: time against 1M (near-linear: at most 5.5x) and peak
-# memory (under 150 MB). compare.py checks every statistic of each pair.
+# memory (under 150 MB). Then 1M float64 forecasts by 1,000 agents (groups of
+# about 1,000, either side of where the label's interval turns analytic) side
+# by side again: many mid-size groups. compare.py checks every statistic of
+# each pair.
 #
 # usage: testdata/bench/score/run.sh [N] [RUNS]   (from the repository root; N default 1000000)
 set -eu
@@ -26,6 +29,8 @@ for d in 2 4 full; do
 done
 IN="$DIR/forecasts-$BIG-full.jsonl"
 [ -f "$IN" ] || /usr/bin/python3 $HERE/gen.py "$BIG" "$IN" 2 8 full
+IN="$DIR/forecasts-$N-full-1000.jsonl"
+[ -f "$IN" ] || /usr/bin/python3 $HERE/gen.py "$N" "$IN" 1 1000 full
 
 measure() { # label, command...
 	label=$1; shift
@@ -46,6 +51,12 @@ done
 for r in $(seq "$RUNS"); do
 	measure "evalcal-big" "$DIR/evalcal" score --format json -o "$DIR/evalcal-big.json" "$DIR/forecasts-$BIG-full.jsonl"
 done
+IN="$DIR/forecasts-$N-full-1000.jsonl"
+for r in $(seq "$RUNS"); do
+	measure "evalcal-many" "$DIR/evalcal" score --format json -o "$DIR/evalcal-many.json" "$IN"
+	measure "python-many" /usr/bin/python3 $HERE/score_ref.py "$IN" "$DIR/python-many.json"
+done
+/usr/bin/python3 $HERE/compare.py "$DIR/evalcal-many.json" "$DIR/python-many.json"
 
 /usr/bin/python3 - "$DIR/times" "$N" "$BIG" <<'PY'
 import statistics, sys
@@ -69,6 +80,11 @@ for d in ("2", "4", "full"):
 bw, bc, br = med("evalcal-big", 0), med("evalcal-big", 1), med("evalcal-big", 2)
 fw, fc = med("evalcal-full", 0), med("evalcal-full", 1)
 print(f"| {big:,} float64 forecasts, evalcal only | {bw:.2f} s | | {bw / fw:.2f}x the time of {n:,} (limit 5.5x) | {bc / fc:.2f}x the CPU of {n:,} | {br:.0f} MiB peak (limit 150) |")
+ew, pw = med("evalcal-many", 0), med("python-many", 0)
+ec, pc = med("evalcal-many", 1), med("python-many", 1)
+er, pr = med("evalcal-many", 2), med("python-many", 2)
+verdict = "faster" if pw >= ew else "SLOWER"
+print(f"| {n:,} float64 forecasts by 1,000 agents | {ew:.2f} s | {pw:.2f} s | {pw / ew:.1f}x {verdict} | {pc / ec:.1f}x | {er:.0f} / {pr:.0f} MiB |")
 print(f"(medians of {len(rows['evalcal-2'])} runs each)")
 broken = []
 if bw / fw > 5.5:

@@ -72,6 +72,14 @@ def main():
         case("squared errors of 0.1 steps, n=20000", 0.01, [0, 1, 4, 9, 16, 25, 36, 49, 64, 81],
              [6000, 4000, 3000, 2000, 1500, 1200, 900, 700, 400, 300]),
         case("skewed five-point, n=12000", 0.25, [0, 1, 2, 3, 4], [9000, 1500, 900, 450, 150]),
+        # From n = 1,000, where forecast.MinIdealBootstrapForecasts starts the analytic interval.
+        case("two-point, rate 0.3, n=1000", 1.0, [0, 1], [700, 300]),
+        case("two-point, rate 0.1, n=1000", 1.0, [0, 1], [900, 100]),
+        case("squared errors of 0.1 steps, n=1000", 0.01, [0, 1, 4, 9, 16, 25, 36, 49, 64, 81],
+             [300, 200, 150, 100, 75, 60, 45, 35, 20, 15]),
+        case("skewed five-point, n=1500", 0.25, [0, 1, 2, 3, 4], [1125, 187, 113, 56, 19]),
+        case("squared errors of 0.05 steps, n=2100", 0.0025, [j * j for j in range(21)],
+             [300, 260, 220, 190, 160, 140, 120, 100, 90, 80, 70, 60, 50, 45, 40, 35, 30, 25, 20, 15, 50]),
     ]
     json.dump({"generator": "statistician/testdata/reference/idealboot/idealboot_ref.py",
                "tools": ["numpy " + np.__version__, "scipy " + scipy.__version__, "python " + sys.version.split()[0]],
