@@ -250,7 +250,8 @@ func BenchmarkSkillInterval(b *testing.B) {
 		t    statistician.SortedBinary
 	}{
 		{"multinomial-2dp-125k", modelGroup(125_000, 2, 0.8, 0, 1)},
-		{"index-continuous-9k", modelGroup(9_000, -1, 0.8, 0, 2)},
+		{"index-continuous-900", modelGroup(900, -1, 0.8, 0, 2)},
+		{"cornish-fisher-continuous-9k", modelGroup(9_000, -1, 0.8, 0, 2)},
 		{"cornish-fisher-continuous-125k", modelGroup(125_000, -1, 0.8, 0, 3)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
