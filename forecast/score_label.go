@@ -44,13 +44,13 @@ const (
 	// below it.
 	MaxMultinomialCells = 1024
 	// MultinomialMinRepeats is how many forecasts a distinct squared error
-	// must hold on average for the multinomial: a binomial draw costs 80
-	// ns (a cell of one forecast) to 170 ns (of 16), an index draw 5.5 ns,
-	// so below about 32 forecasts a cell the index bootstrap is the
-	// cheaper (measured on this project's machine; with continuous
-	// probabilities every cell holds one, and the multinomial was 15x
-	// slower).
-	MultinomialMinRepeats = 32
+	// must hold on average for the multinomial: measured on this project's
+	// machine, a binomial draw costs 80 ns at one forecast a cell, 160 ns
+	// at 16, 134 at 32 and 113 at 64 (4.2 and 1.7 ns a forecast at 32 and
+	// 64), an index draw 2.5-3 ns a forecast, so the two break even near
+	// 48 forecasts a cell. With continuous probabilities every cell holds
+	// one, and the multinomial was 30 times slower.
+	MultinomialMinRepeats = 48
 	// MultinomialAnyCells is the number of cells up to which the
 	// multinomial runs whatever the repeats: a resample is at most 16
 	// binomial draws, and small groups keep the intervals they had.

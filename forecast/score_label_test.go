@@ -53,7 +53,7 @@ func skillIntervalOf(t statistician.SortedBinary, b float64, opts ScoreOptions) 
 
 // The method follows the documented rule: the multinomial where it is
 // the cheaper way (at most 16 distinct squared errors, or at most 1,024
-// holding 32 forecasts each on average); else Cornish-Fisher from
+// holding 48 forecasts each on average); else Cornish-Fisher from
 // MinIdealBootstrapForecasts on unless the resampled mean is too skewed;
 // else the index bootstrap.
 func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
@@ -63,7 +63,7 @@ func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 		want string
 	}{
 		{"stated confidences, 50,000", modelGroup(50_000, 2, 0.8, 0, 1), BootstrapMultinomial},
-		{"stated confidences, 8,000 (at most 202 cells: 40 forecasts a cell)", modelGroup(8000, 2, 0.8, 0, 7), BootstrapMultinomial},
+		{"stated confidences, 10,000 (at most 202 cells: 50 forecasts a cell)", modelGroup(10_000, 2, 0.8, 0, 7), BootstrapMultinomial},
 		{"stated confidences, 2,000 (about 20 forecasts a cell)", modelGroup(2000, 2, 0.8, 0, 8), BootstrapCornishFisher},
 		{"stated confidences, 500", modelGroup(500, 2, 0.8, 0, 9), BootstrapIndex},
 		{"one decimal, 30 (at most 11 cells)", modelGroup(30, 1, 0.8, 0, 10), BootstrapMultinomial},

@@ -15,7 +15,7 @@ import (
 
 // orderTestInput is the bundled worked and three-way examples plus three
 // generated groups, one for each way the label's interval is computed:
-// "stated" (2 decimals, 8,000: multinomial), "model-small" (continuous,
+// "stated" (2 decimals, 10,000: multinomial), "model-small" (continuous,
 // 900: index) and "model-large" (continuous, 3,000: Cornish-Fisher). Times
 // repeat, so the learning trend has ties to break.
 func orderTestInput(t *testing.T) []byte {
@@ -32,7 +32,7 @@ func orderTestInput(t *testing.T) []byte {
 		agent    string
 		n        int
 		decimals int
-	}{{"stated", 8000, 2}, {"model-small", 900, -1}, {"model-large", 3000, -1}} {
+	}{{"stated", 10_000, 2}, {"model-small", 900, -1}, {"model-large", 3000, -1}} {
 		lines := benchJSONL(g.n, 1, g.decimals, uint64(g.n+g.decimals))
 		in.Write(bytes.ReplaceAll(lines, []byte("agent-00"), []byte(g.agent)))
 	}

@@ -8,14 +8,28 @@ import (
 	"testing"
 )
 
-// uniformIndex gives the very sequence rand.Rand.IntN gives from the same
-// source, for powers of two and not, small n and n near 2^63.
-func TestUniformIndexIsIntN(t *testing.T) {
+// pcgDXSM gives the very outputs of rand.PCG, and its intN the very
+// sequence rand.Rand.IntN gives from that source, for powers of two and
+// not, small n and n near 2^63.
+func TestPCGDXSMIsRandPCG(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 7, 1 << 63} {
+		want := rand.NewPCG(seed, seed^0xabc)
+		got := pcgDXSM{hi: seed, lo: seed ^ 0xabc}
+		for i := range 10_000 {
+			var x uint64
+			got, x = got.uint64()
+			if w := want.Uint64(); x != w {
+				t.Fatalf("seed %d output %d: %d, rand.PCG %d", seed, i, x, w)
+			}
+		}
+	}
 	for _, n := range []uint64{1, 2, 3, 7, 8, 1000, 1024, 9_999, 1 << 20, 1<<62 + 12345, 1<<63 - 1} {
 		want := rand.New(rand.NewPCG(7, n))
-		got := uniformIndex{src: rand.NewPCG(7, n), n: n}
+		got := pcgDXSM{hi: 7, lo: n}
 		for i := range 10_000 {
-			if g, w := got.next(), uint64(want.IntN(int(n))); g != w {
+			var g uint64
+			got, g = got.intN(n)
+			if w := uint64(want.IntN(int(n))); g != w {
 				t.Fatalf("n %d draw %d: %d, IntN %d", n, i, g, w)
 			}
 		}
