@@ -24,9 +24,9 @@ import (
 //
 // without the index slice and the call per resample, and with the
 // source's state in registers: 2.5 ns a draw against 6.5 (Go 1.26, this
-// project's machine). The estimate is f of the items' mean, summed in order. Resamples
-// where f is NaN or infinite are undefined, as in Bootstrap. Clusters
-// must be nil. It returns an error when items is empty, f is nil, or the
+// project's machine). The estimate is f of the items' mean, summed in
+// order. Resamples where f is NaN or infinite are undefined, as in
+// Bootstrap. Clusters must be nil. It returns an error when items is empty, f is nil, or the
 // options are invalid as for Bootstrap.
 func BootstrapMeanOf(items []float64, f func(mean float64) float64, opts BootstrapOptions) (BootstrapResult, error) {
 	return BootstrapMeanOfContext(context.Background(), items, f, opts)
@@ -125,7 +125,9 @@ func (p pcgDXSM) uint64() (pcgDXSM, uint64) {
 // intN returns the next state and an integer uniform on [0, n), n > 0,
 // drawn exactly as rand.New(src).IntN(n) draws it (math/rand/v2: a mask
 // for a power of two, else Lemire's multiply with rejection; the same on
-// 32-bit platforms).
+// 32-bit platforms). BootstrapMeanOfContext inlines it by hand (the
+// compiler does not: it is over the inlining budget); the tests check
+// this one against rand.IntN and that loop against Bootstrap.
 func (p pcgDXSM) intN(n uint64) (pcgDXSM, uint64) {
 	p, x := p.uint64()
 	if n&(n-1) == 0 {
