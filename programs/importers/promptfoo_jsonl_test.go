@@ -241,3 +241,44 @@ func TestPromptfooRealEchoOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A real promptfoo eval whose llm-rubric assertions were graded over HTTP
+// (testdata/promptfoo/rubric: promptfoo 0.123.1, the echo provider, and
+// grader.py answering as a grader model: pass 0.9 when the output names
+// Paris, fail 0.2 when not, and no JSON at all for the report), in both
+// output formats: test 0's output names Paris, test 1's (metric
+// "capital") does not, test 2's grader answer cannot be read, which
+// promptfoo records as a grader error; the contains assertions of tests 0
+// and 1 pass. The overall score is promptfoo's mean of the components.
+func TestPromptfooRealRubricOutputs(t *testing.T) {
+	const dir = "testdata/promptfoo/rubric/"
+	cases := map[string]map[string]string{
+		"": {"test0-prompt0": "pass 95", "test1-prompt0": "fail 60", "test2-prompt0": "fail 0"},
+		"llm-rubric": {"test0-prompt0": "pass 90", "test1-prompt0": "fail 20",
+			"test2-prompt0": "error: gradingResult.componentResults[0]: the grader failed, so there is no verdict: Could not extract JSON from llm-rubric response"},
+		"capital":  {"test1-prompt0": "fail 20"},
+		"contains": {"test0-prompt0": "pass 100", "test1-prompt0": "pass 100"},
+	}
+	for assertion, want := range cases {
+		fromJSON, _, _ := inspectAllSelected(t, dir+"out.json", assertion)
+		fromJSONL, runs, src := inspectAllSelected(t, dir+"out.jsonl", assertion)
+		if fmt.Sprint(fromJSON) != fmt.Sprint(fromJSONL) {
+			t.Errorf("#%s:\n JSON %v\nJSONL %v", assertion, fromJSON, fromJSONL)
+		}
+		got := map[string]string{}
+		for _, r := range runs {
+			insp, err := src.Inspect(context.Background(), r, runner.Deep)
+			switch {
+			case errors.Is(err, ErrNotCovered):
+			case err != nil:
+				msg := err.Error()
+				got[r.ID] = "error: " + msg[strings.Index(msg, "gradingResult"):]
+			default:
+				got[r.ID] = fmt.Sprintf("%s %g", insp.Verdict, insp.TaskEffectiveness)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("#%s:\n got %v\nwant %v (worked by hand)", assertion, got, want)
+		}
+	}
+}
