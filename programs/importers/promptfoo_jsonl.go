@@ -10,6 +10,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/evalcal/evalcal/internal/lines"
 )
 
 // promptfoo writes its JSON Lines output (`promptfoo eval -o FILE.jsonl`)
@@ -49,52 +51,31 @@ func isJSONL(path string, r *bufio.Reader) bool {
 }
 
 // readLines reads a JSON Lines file line by line, in memory bounded by
-// its longest line: each result as the JSON output's are (a bad result
-// fails its run alone), a line that is not JSON listed by Unattributed
-// with its number, blank lines skipped. The whole file fails when it is
-// longer than lim.file or cannot be read, or when ctx ends.
+// lim.line: each result as the JSON output's are (a bad result fails its
+// run alone), a line that is not JSON or longer than lim.line listed by
+// Unattributed with its number, blank lines skipped. The whole file fails
+// when it is longer than lim.file or cannot be read, or when ctx ends.
 func (pf *promptfooFile) readLines(ctx context.Context, r io.Reader, lim limits) error {
 	pf.jsonl = true
-	lr := newLimitedReader(r, lim.file)
-	br := bufio.NewReaderSize(lr, 64<<10)
-	var line []byte
+	lr := newLimitedReader(r, lim.file+1) // lines.Reader tells a file past lim.file
+	rd := lines.NewReader(lr, lim.line, lim.file)
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var err error
-		line, err = readLine(br, line[:0])
-		if errors.Is(err, errFileTooLong) {
-			return fmt.Errorf("longer than %d bytes", lim.file)
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			pf.addLine(line, n)
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	pf.sum = lr.hexSum()
-	return nil
-}
-
-// readLine appends the next line of r to buf, without its newline; the
-// error is io.EOF at the end of the input (with the last line, if it has
-// no newline).
-func readLine(r *bufio.Reader, buf []byte) ([]byte, error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		buf = append(buf, chunk...)
+		line, long, err := rd.Next()
 		switch {
-		case err == nil:
-			return buf[:len(buf)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return buf, err
+		case errors.Is(err, io.EOF):
+			pf.sum = lr.hexSum()
+			return nil
+		case errors.Is(err, lines.ErrFileTooLong), errors.Is(err, errFileTooLong):
+			return fmt.Errorf("longer than %d bytes", lim.file)
+		case err != nil:
+			return err
+		case long:
+			pf.unattributed = append(pf.unattributed, fmt.Sprintf("%s:%d: line longer than %d bytes", pf.path, n, lim.line))
+		case len(bytes.TrimSpace(line)) > 0:
+			pf.addLine(line, n)
 		}
 	}
 }

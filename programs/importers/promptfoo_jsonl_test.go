@@ -282,3 +282,25 @@ func TestPromptfooRealRubricOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A line over the line limit is listed, unread, and the lines after it
+// are read.
+func TestPromptfooJSONLLongLine(t *testing.T) {
+	line := func(test int) string {
+		return fmt.Sprintf(`{"testIdx": %d, "promptIdx": 0, "success": true, "score": 1}`, test)
+	}
+	long := fmt.Sprintf(`{"testIdx": 1, "promptIdx": 0, "response": {"output": %q}, "success": true, "score": 1}`, strings.Repeat("x", 5000))
+	path := writeFile(t, "r.jsonl", line(0)+"\n"+long+"\n"+line(2)+"\n")
+	lim := defaultLimits
+	lim.line = 1000
+	src, runs, err := loadPromptfoo(context.Background(), path, "", Options{}, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != "test0-prompt0" || runs[1].ID != "test2-prompt0" {
+		t.Errorf("runs %v", runs)
+	}
+	if u := src.Unattributed(); len(u) != 1 || !strings.Contains(u[0], "r.jsonl:2: line longer than 1000 bytes") {
+		t.Errorf("unattributed %q", u)
+	}
+}

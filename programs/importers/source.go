@@ -26,6 +26,10 @@ const (
 	// MaxMembers bounds the entries of a .eval archive's central
 	// directory, checked before it is read.
 	MaxMembers = 1 << 20
+	// MaxLineBytes bounds one line of promptfoo's JSON Lines output (a
+	// result with its response and grading prompts, usually kilobytes):
+	// a longer line is listed by Unattributed, unread, and the rest read.
+	MaxLineBytes = 64 << 20
 	// SummaryRunes bounds an inspection's summary (the scorer's
 	// explanation or the assertion's reason), and a flag's evidence.
 	SummaryRunes = 500
@@ -37,9 +41,11 @@ type limits struct {
 	member  int64
 	total   int64
 	members int
+	line    int
 }
 
-var defaultLimits = limits{file: MaxFileBytes, member: MaxMemberBytes, total: MaxUncompressedBytes, members: MaxMembers}
+var defaultLimits = limits{file: MaxFileBytes, member: MaxMemberBytes, total: MaxUncompressedBytes, members: MaxMembers,
+	line: MaxLineBytes}
 
 // Errors a load or an inspection wraps.
 var (

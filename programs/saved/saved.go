@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/internal/inputfile"
+	"github.com/evalcal/evalcal/internal/lines"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
@@ -146,10 +147,10 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 			bad[key{id, depth}] = err
 		}
 	}
-	lr := newLineReader(f, lim)
+	lr := lines.NewReader(f, lim.line, lim.file)
 	lineNo := 0
 	for {
-		raw, long, err := lr.next()
+		raw, long, err := lr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -158,7 +159,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 			err = checkContext(ctx, lineNo)
 		}
 		switch {
-		case errors.Is(err, errFileTooLong):
+		case errors.Is(err, lines.ErrFileTooLong):
 			return nil, nil, fmt.Errorf("saved: %s: longer than %d bytes (at line %d)", path, lim.file, lineNo)
 		case err != nil:
 			return nil, nil, fmt.Errorf("saved: read %s:%d: %w", path, lineNo, inputfile.ReadError(ctx, err))

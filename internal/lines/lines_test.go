@@ -1,0 +1,51 @@
+package lines
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// Lines come back without their newline, a long one cut to the limit
+// and flagged, the byte-order mark dropped at the start only, the last
+// line with or without a newline, and the file limit counts every byte.
+func TestReader(t *testing.T) {
+	in := "\uFEFFone\n" + strings.Repeat("x", 200_000) + "\n\n\uFEFFtwo\nlast"
+	type got struct {
+		line string
+		long bool
+	}
+	var lines []got
+	r := NewReader(iotest.HalfReader(strings.NewReader(in)), 100_000, int64(len(in)))
+	for {
+		line, long, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, got{string(line), long})
+	}
+	want := []got{{"one", false}, {strings.Repeat("x", 100_000), true}, {"", false}, {"\uFEFFtwo", false}, {"last", false}}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(lines), len(want))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d: %q (long %v), want %.20q (long %v)", i+1, lines[i].line[:min(20, len(lines[i].line))], lines[i].long, want[i].line, want[i].long)
+		}
+	}
+	r = NewReader(strings.NewReader(in), 100_000, int64(len(in))-1)
+	for {
+		_, _, err := r.Next()
+		if errors.Is(err, ErrFileTooLong) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("want ErrFileTooLong, got %v", err)
+		}
+	}
+}
