@@ -204,6 +204,11 @@ func (c *describeCache) get(dir string) (Run, bool) {
 		return Run{}, false
 	}
 	headLine, rest, _ := strings.Cut(string(payload), "\n")
+	if !strings.HasPrefix(headLine, string(appendField(nil, describeVersion))) {
+		// Another version's entry (sampler-describe/1 wrote a JSON header):
+		// stale, not corrupt, whatever its encoding.
+		return Run{}, false
+	}
 	var h cacheHeader
 	if err := h.decode(headLine); err != nil {
 		c.noteCorrupt(name, err)

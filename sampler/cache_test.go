@@ -123,13 +123,10 @@ func TestDescribeCacheRecomputesACorruptEntry(t *testing.T) {
 	}
 	// Lie in the payload: mark the run invalid without fixing the checksum.
 	// The description ends with its valid field, "1;" for a valid run.
-	forged := strings.TrimSuffix(string(b), "1;") + "0;"
 	if !strings.HasSuffix(string(b), "1;") {
-		forged = string(b)
-	}
-	if forged == string(b) {
 		t.Fatalf("entry has no valid field: %s", b)
 	}
+	forged := strings.TrimSuffix(string(b), "1;") + "0;"
 	writeFile(t, entry, forged)
 	got := discoverWithCache(t, root, cacheDir)
 	if got.Described != 1 || !strings.Contains(strings.Join(got.Warnings, "\n"), "checksum mismatch") {
@@ -141,6 +138,27 @@ func TestDescribeCacheRecomputesACorruptEntry(t *testing.T) {
 	// The entry was rewritten and verifies again.
 	if again := discoverWithCache(t, root, cacheDir); again.Cached != 1 {
 		t.Errorf("after recompute: cached %d, want 1", again.Cached)
+	}
+}
+
+// An entry of an earlier version (sampler-describe/1: a JSON header,
+// checksummed as now) is stale, not corrupt: the run is described again
+// without a warning, and the entry replaced.
+func TestDescribeCacheTakesAnOldVersionsEntryAsStale(t *testing.T) {
+	root := t.TempDir()
+	dir := writeRun(t, root, "20260101-000000-aaaaaa", map[string]string{"state.md": "1→ a ✓\n", "program.prose": "x", "bindings/a.md": "a"})
+	cacheDir := t.TempDir()
+	discoverWithCache(t, root, cacheDir)
+	entry := openDescribeCache(cacheDir).file(dir)
+	payload := `{"version":"sampler-describe/1","build":"x","dir":"` + dir + `","abs":"` + dir + `"}` + "\n{}\n"
+	sum := sha256.Sum256([]byte(payload))
+	writeFile(t, entry, cacheMagic+hex.EncodeToString(sum[:])+"\n"+payload)
+	got := discoverWithCache(t, root, cacheDir)
+	if got.Described != 1 || len(got.Warnings) != 0 {
+		t.Errorf("described %d, warnings %q: want the run described again, silently", got.Described, got.Warnings)
+	}
+	if again := discoverWithCache(t, root, cacheDir); again.Cached != 1 {
+		t.Errorf("after the upgrade: cached %d, want 1", again.Cached)
 	}
 }
 
