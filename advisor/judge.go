@@ -43,7 +43,9 @@ type Test struct {
 // the imbalance resolved: the agreement if light erred as often one way as
 // the other (BasisImbalance).
 func leniencyRule(cs []comparator.Comparison, l aggregate.Leniency) (Recommendation, bool) {
-	if !l.Significant || l.McNemarP == nil || l.LightPassRate == nil || l.DeepPassRate == nil {
+	// The rule's own level, not aggregate's Significant (which has its
+	// own): it fires where it says it does.
+	if l.McNemarP == nil || *l.McNemarP >= Alpha || l.LightPassRate == nil || l.DeepPassRate == nil {
 		return Recommendation{}, false
 	}
 	lenient := l.Direction == aggregate.Lenient
@@ -148,7 +150,7 @@ func thresholdRule(cs []comparator.Comparison) (Recommendation, bool) {
 		}
 	}
 	m := statistician.McNemarExact(gained, lost)
-	if newM <= oldM || m.Discordant == 0 || m.P >= Alpha {
+	if newM <= oldM || m.P >= Alpha { // newM > oldM: gained >= 1, so the test has discordant runs
 		return Recommendation{}, false
 	}
 	p := m.P
@@ -226,10 +228,10 @@ func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgree
 			}
 		}
 		sort.Strings(runs)
-		expected := float64(restM) + rest/100*float64(s.N)
+		// Every system at the rest's rate: (restM + rest s.N) / total = rest.
 		im := Impact{
 			CurrentPercent:   100 * float64(matches) / float64(total),
-			AgreementPercent: 100 * expected / float64(total),
+			AgreementPercent: rest,
 			VerdictsResolved: int(math.Round(rest/100*float64(s.N))) - s.Matches,
 			N:                total,
 			Basis:            BasisRestRate,
