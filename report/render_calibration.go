@@ -323,26 +323,16 @@ func recommendationSection(r *Report) section {
 	var items []string
 	for _, rec := range recs {
 		im := rec.ExpectedImpact
-		item := fmt.Sprintf("P%d %s: %s. Change: %s. Expected impact: agreement %s → %s",
-			rec.Priority, rec.Target, rec.Rationale, rec.ProposedChange, fmtPercent(im.CurrentPercent), fmtPercent(im.AgreementPercent))
+		cur, agr := fmtPercent(im.CurrentPercent), fmtPercent(im.AgreementPercent)
 		if im.CurrentCI95 != nil && im.AgreementCI95 != nil {
-			item = fmt.Sprintf("P%d %s: %s. Change: %s. Expected impact: agreement %s %s → %s %s",
-				rec.Priority, rec.Target, rec.Rationale, rec.ProposedChange,
-				fmtPercent(im.CurrentPercent), fmtPercentCI(*im.CurrentCI95), fmtPercent(im.AgreementPercent), fmtPercentCI(*im.AgreementCI95))
+			cur, agr = cur+" "+fmtPercentCI(*im.CurrentCI95), agr+" "+fmtPercentCI(*im.AgreementCI95)
 		}
-		item += fmt.Sprintf(" (+%s points, %d of %d verdicts", fmtScore(im.GainPoints), im.VerdictsResolved, im.N)
+		item := fmt.Sprintf("P%d %s: %s. Change: %s. Expected impact: agreement %s → %s (+%s points, %d of %d verdicts",
+			rec.Priority, rec.Target, rec.Rationale, rec.ProposedChange, cur, agr, fmtScore(im.GainPoints), im.VerdictsResolved, im.N)
 		if im.Basis != "" {
 			item += "; " + im.Basis
 		}
-		item += ")."
-		if t := rec.Test; t != nil {
-			item += " Test: " + t.Name + " (" + t.Detail
-			if t.P != nil {
-				item += ", p = " + fmtP(*t.P)
-			}
-			item += fmt.Sprintf("; fires at p < %g).", t.Alpha)
-		}
-		items = append(items, item)
+		items = append(items, item+")."+testClause(rec.Test))
 	}
 	s.Blocks = append(s.Blocks, block{Items: items})
 	return s

@@ -96,17 +96,28 @@ func adviceLine(rec advisor.Recommendation) string {
 	if im.Basis != "" {
 		s += " (" + im.Basis + ")"
 	}
-	s += "."
-	if t := rec.Test; t != nil {
-		s += " Test: " + t.Name
-		if t.P != nil {
-			s += fmt.Sprintf(", p = %.3g", *t.P)
-		} else if t.Detail != "" {
-			s += ", " + t.Detail
-		}
-		s += fmt.Sprintf(" (fires at %g).", t.Alpha)
+	return s + "." + testClause(rec.Test)
+}
+
+// testClause is a recommendation's test as the advice line and the
+// recommendations section write it: " Test: NAME (DETAIL, p = P; fires at
+// p < ALPHA).", or "" without a test.
+func testClause(t *advisor.Test) string {
+	if t == nil {
+		return ""
 	}
-	return s
+	var figures []string
+	if t.Detail != "" {
+		figures = append(figures, t.Detail)
+	}
+	if t.P != nil {
+		figures = append(figures, "p = "+fmtP(*t.P))
+	}
+	level := fmt.Sprintf("fires at p < %g", t.Alpha)
+	if len(figures) == 0 {
+		return " Test: " + t.Name + " (" + level + ")."
+	}
+	return " Test: " + t.Name + " (" + strings.Join(figures, ", ") + "; " + level + ")."
 }
 
 // leniencyWords says which way light errs at the pass line.

@@ -74,3 +74,22 @@ func TestSummaryOfNoRunsSaysSoWithoutFigures(t *testing.T) {
 		t.Errorf("summary %+v", r.Summary)
 	}
 }
+
+// The advice line and the recommendations section write a test alike.
+func TestTestClause(t *testing.T) {
+	p := 0.00354
+	for _, c := range []struct {
+		test *advisor.Test
+		want string
+	}{
+		{nil, ""},
+		{&advisor.Test{Name: "exact McNemar", Detail: "b = 12, c = 2", P: &p, Alpha: 0.05},
+			" Test: exact McNemar (b = 12, c = 2, p = 3.54e-03; fires at p < 0.05)."},
+		{&advisor.Test{Name: "non-overlapping intervals", Alpha: 0.05}, " Test: non-overlapping intervals (fires at p < 0.05)."},
+		{&advisor.Test{Name: "x", Detail: "read off intervals", Alpha: 0.01}, " Test: x (read off intervals; fires at p < 0.01)."},
+	} {
+		if got := testClause(c.test); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.test, got, c.want)
+		}
+	}
+}
