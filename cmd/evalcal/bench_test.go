@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -211,12 +210,8 @@ func BenchmarkLLMOverhead(b *testing.B) {
 	}
 	base := strings.TrimSpace(line)
 	out := filepath.Join(b.TempDir(), "report.yaml")
-	// As the evalcal binary runs (main calls tuneGC).
-	prevGC := debug.SetGCPercent(100)
-	debug.SetGCPercent(prevGC)
-	defer debug.SetGCPercent(prevGC)
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // a negative limit only reads it
-	tuneGC(os.Getenv)
+	// run applies evalcal's collector settings itself (tuneGC), and puts
+	// the previous ones back when it returns.
 	var cpu, discovery time.Duration
 	var calls int
 	for b.Loop() {

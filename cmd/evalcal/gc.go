@@ -17,12 +17,20 @@ const (
 )
 
 // tuneGC applies the settings above unless the user chose their own
-// (GOGC, GOMEMLIMIT).
-func tuneGC(getenv func(string) string) {
+// (GOGC, GOMEMLIMIT), and returns what puts the previous ones back: run
+// is also called in-process (tests, benchmarks), where the settings must
+// not outlive it.
+func tuneGC(getenv func(string) string) (restore func()) {
+	prevPercent, prevLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
+	debug.SetGCPercent(prevPercent) // SetGCPercent(-1) turned the collector off; SetMemoryLimit(-1) only read
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
 	if getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
+	}
+	return func() {
+		debug.SetGCPercent(prevPercent)
+		debug.SetMemoryLimit(prevLimit)
 	}
 }
