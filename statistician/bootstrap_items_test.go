@@ -4,33 +4,25 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
 
-// pcgDXSM gives the very outputs of rand.PCG, and its intN the very
-// sequence rand.Rand.IntN gives from that source, for powers of two and
-// not, small n and n near 2^63.
-func TestPCGDXSMIsRandPCG(t *testing.T) {
-	for _, seed := range []uint64{0, 1, 7, 1 << 63} {
-		want := rand.NewPCG(seed, seed^0xabc)
-		got := pcgDXSM{hi: seed, lo: seed ^ 0xabc}
-		for i := range 10_000 {
-			var x uint64
-			got, x = got.uint64()
-			if w := want.Uint64(); x != w {
-				t.Fatalf("seed %d output %d: %d, rand.PCG %d", seed, i, x, w)
-			}
-		}
-	}
-	for _, n := range []uint64{1, 2, 3, 7, 8, 1000, 1024, 9_999, 1 << 20, 1<<62 + 12345, 1<<63 - 1} {
+// BootstrapMeanOfContext's draw (its inner loop's three lines, with
+// lemireReject) gives the very sequence rand.Rand.IntN gives from the
+// same source, for small n and n near 2^63, where the rejection runs.
+func TestLemireDrawIsIntN(t *testing.T) {
+	for _, n := range []uint64{3, 7, 1000, 9_999, 1<<20 + 1, 1<<62 + 12345, 1<<63 - 1} {
 		want := rand.New(rand.NewPCG(7, n))
-		got := pcgDXSM{hi: 7, lo: n}
+		src := rand.NewPCG(7, n)
 		for i := range 10_000 {
-			var g uint64
-			got, g = got.intN(n)
-			if w := uint64(want.IntN(int(n))); g != w {
-				t.Fatalf("n %d draw %d: %d, IntN %d", n, i, g, w)
+			hi, lo := bits.Mul64(src.Uint64(), n)
+			if lo < n {
+				hi = lemireReject(src, n, hi, lo)
+			}
+			if w := uint64(want.IntN(int(n))); hi != w {
+				t.Fatalf("n %d draw %d: %d, IntN %d", n, i, hi, w)
 			}
 		}
 	}
