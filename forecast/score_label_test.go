@@ -63,8 +63,8 @@ func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 		want string
 	}{
 		{"stated confidences, 50,000", modelGroup(50_000, 2, 0.8, 0, 1), BootstrapMultinomial},
-		{"stated confidences, 10,000 (at most 202 cells: 50 forecasts a cell)", modelGroup(10_000, 2, 0.8, 0, 7), BootstrapMultinomial},
-		{"stated confidences, 2,000 (about 20 forecasts a cell)", modelGroup(2000, 2, 0.8, 0, 8), BootstrapCornishFisher},
+		{"stated confidences, 10,000 (140 cells: 71 forecasts a cell)", modelGroup(10_000, 2, 0.8, 0, 7), BootstrapMultinomial},
+		{"stated confidences, 2,000 (137 cells: 15 forecasts a cell)", modelGroup(2000, 2, 0.8, 0, 8), BootstrapCornishFisher},
 		{"stated confidences, 500", modelGroup(500, 2, 0.8, 0, 9), BootstrapIndex},
 		{"one decimal, 30 (at most 11 cells)", modelGroup(30, 1, 0.8, 0, 10), BootstrapMultinomial},
 		{"3 decimals, 300", modelGroup(300, 3, 0.8, 0, 2), BootstrapIndex},
@@ -81,6 +81,62 @@ func TestSkillIntervalMethodFollowsTheRule(t *testing.T) {
 		if method != c.want {
 			m, _ := c.t.Murphy()
 			t.Errorf("%s: method %s, want %s (%d forecasts, %d distinct squared errors)", c.name, method, c.want, c.t.N(), c.t.ErrorMoments(m.Brier).Distinct)
+		}
+	}
+}
+
+// cellGroup is a group of k distinct squared errors, cell j holding
+// repeats(j) forecasts: p = j/(8k), outcome j mod 2, so the squared errors
+// p^2 (under 1/64) and (1-p)^2 (over 3/4) never meet.
+func cellGroup(k int, repeats func(j int) int) statistician.SortedBinary {
+	var s statistician.BinarySample
+	for j := 1; j <= k; j++ {
+		for range repeats(j) {
+			_ = s.Add(float64(j)/float64(8*k), j%2)
+		}
+	}
+	t, _ := s.Sorted(context.Background())
+	return t
+}
+
+// The rule at each of its edges, on groups built cell by cell, with the
+// documented values written out (so that a changed constant shows): 16
+// and 17 cells; 48 forecasts a cell and one forecast fewer; 1,024 and
+// 1,025 cells; 1,000 and 999 forecasts.
+func TestSkillIntervalMethodAtTheEdges(t *testing.T) {
+	each := func(m int) func(int) int { return func(int) int { return m } }
+	oneShort := func(j int) int {
+		if j == 1 {
+			return 47
+		}
+		return 48
+	}
+	for _, c := range []struct {
+		name string
+		k    int
+		rep  func(int) int
+		want string
+	}{
+		{"16 cells of one", 16, each(1), BootstrapMultinomial},
+		{"17 cells of one", 17, each(1), BootstrapIndex},
+		{"17 cells of 48", 17, each(48), BootstrapMultinomial},
+		{"17 cells, one forecast short of 48 a cell", 17, oneShort, BootstrapIndex},
+		{"1,024 cells of 48", 1024, each(48), BootstrapMultinomial},
+		{"1,025 cells of 48", 1025, each(48), BootstrapCornishFisher},
+		{"100 cells of 10 (1,000 forecasts)", 100, each(10), BootstrapCornishFisher},
+		{"111 cells of 9 (999 forecasts)", 111, each(9), BootstrapIndex},
+	} {
+		g := cellGroup(c.k, c.rep)
+		m, _ := g.Murphy()
+		if d := g.ErrorMoments(m.Brier).Distinct; d != c.k {
+			t.Fatalf("%s: %d distinct squared errors, want %d", c.name, d, c.k)
+		}
+		_, method, reason, err := skillIntervalOf(g, baseRateOf(g), DefaultScoreOptions())
+		if err != nil || reason != "" {
+			t.Fatalf("%s: %v %s", c.name, err, reason)
+		}
+		if method != c.want {
+			t.Errorf("%s (%d forecasts): method %s, want %s", c.name, g.N(), method, c.want)
 		}
 	}
 }
