@@ -95,8 +95,6 @@ func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, li
 // promptfooFile is what a load keeps of a results file.
 type promptfooFile struct {
 	path         string
-	jsonl        bool // JSON Lines: one result a line, no version
-	version      *int
 	sum          string
 	results      []promptfooResult
 	unattributed []string
@@ -141,6 +139,7 @@ type componentResult struct {
 // everything else skipped.
 func (pf *promptfooFile) read(ctx context.Context, r io.Reader, lim limits) error {
 	s := newJSONStream(r, lim.file)
+	var version *int
 	err := s.object(func(key string) error {
 		defer s.line() // forget the newlines read so far
 		if key == "testIdx" {
@@ -157,7 +156,7 @@ func (pf *promptfooFile) read(ctx context.Context, r io.Reader, lim limits) erro
 				if err := s.dec.Decode(&v); err != nil {
 					return fieldOf("results.version", err)
 				}
-				pf.version = &v
+				version = &v
 				return nil
 			case "results":
 				return s.array(func(i int) error {
@@ -182,6 +181,12 @@ func (pf *promptfooFile) read(ctx context.Context, r io.Reader, lim limits) erro
 		return jsonError(err, s, lim.file)
 	}
 	pf.sum = s.lim.hexSum()
+	switch {
+	case version == nil:
+		return errors.New("no results.version: not the JSON `promptfoo eval -o` writes")
+	case *version != 2 && *version != 3:
+		return fmt.Errorf("results.version %d; evalcal reads versions 2 and 3", *version)
+	}
 	return nil
 }
 
@@ -366,16 +371,8 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 	return g, nil
 }
 
-// source checks the version, resolves the assertion and maps every
-// result.
+// source resolves the assertion and maps every result.
 func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []sampler.Run, error) {
-	switch {
-	case pf.jsonl:
-	case pf.version == nil:
-		return nil, nil, fmt.Errorf("promptfoo: %s: no results.version: not the JSON `promptfoo eval -o` writes", pf.path)
-	case *pf.version != 2 && *pf.version != 3:
-		return nil, nil, fmt.Errorf("promptfoo: %s: results.version %d; evalcal reads versions 2 and 3", pf.path, *pf.version)
-	}
 	switch {
 	case len(pf.results) == 0 && len(pf.unattributed) > 0:
 		return nil, nil, fmt.Errorf("promptfoo: %s: no readable result (%w); first: %s", pf.path, ErrNothingToImport, pf.unattributed[0])

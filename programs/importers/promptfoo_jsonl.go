@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,21 +31,29 @@ var errResultAtTop = errors.New("the file's first value is one promptfoo result,
 
 // isJSONL decides whether a promptfoo file is JSON Lines: by its name
 // (".jsonl", as promptfoo decides what to write), else by its first line,
-// when that line (within what r has buffered) is a whole JSON object with
-// a top-level testIdx: a result, where the JSON output starts with a line
-// "{" of its pretty-printed OutputFile.
+// when that line (within r's buffer) is a whole JSON object with a
+// top-level testIdx: a result, where the JSON output starts with a line
+// "{" of its pretty-printed OutputFile. It reads no further than the
+// first newline needs (a pipe's writer is not waited for beyond it).
 func isJSONL(path string, r *bufio.Reader) bool {
 	if strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		return true
 	}
-	head, _ := r.Peek(r.Size())
-	head = bytes.TrimPrefix(head, []byte("\uFEFF"))
-	nl := bytes.IndexByte(head, '\n')
-	if nl < 0 {
-		return false
+	var first []byte
+	for {
+		buf, _ := r.Peek(r.Buffered())
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			first = bytes.TrimSpace(bytes.TrimPrefix(buf[:i], lines.UTF8BOM))
+			break
+		}
+		if len(buf) == r.Size() {
+			return false
+		}
+		if _, err := r.Peek(len(buf) + 1); err != nil {
+			return false // one line, or none: not told apart here
+		}
 	}
-	first := bytes.TrimSpace(head[:nl])
-	if !json.Valid(first) {
+	if !json.Valid(first) { // topFields needs valid JSON
 		return false
 	}
 	fields, err := topFields(first, func(k string) bool { return k == "testIdx" })
@@ -56,9 +66,8 @@ func isJSONL(path string, r *bufio.Reader) bool {
 // Unattributed with its number, blank lines skipped. The whole file fails
 // when it is longer than lim.file or cannot be read, or when ctx ends.
 func (pf *promptfooFile) readLines(ctx context.Context, r io.Reader, lim limits) error {
-	pf.jsonl = true
-	lr := newLimitedReader(r, lim.file+1) // lines.Reader tells a file past lim.file
-	rd := lines.NewReader(lr, lim.line, lim.file)
+	sum := sha256.New()
+	rd := lines.NewReader(io.TeeReader(r, sum), lim.line, lim.file)
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -66,12 +75,12 @@ func (pf *promptfooFile) readLines(ctx context.Context, r io.Reader, lim limits)
 		line, long, err := rd.Next()
 		switch {
 		case errors.Is(err, io.EOF):
-			pf.sum = lr.hexSum()
+			pf.sum = hex.EncodeToString(sum.Sum(nil))
 			return nil
-		case errors.Is(err, lines.ErrFileTooLong), errors.Is(err, errFileTooLong):
-			return fmt.Errorf("longer than %d bytes", lim.file)
+		case errors.Is(err, lines.ErrFileTooLong):
+			return fmt.Errorf("longer than %d bytes (at line %d)", lim.file, n)
 		case err != nil:
-			return err
+			return fmt.Errorf("line %d: %w", n, err)
 		case long:
 			pf.unattributed = append(pf.unattributed, fmt.Sprintf("%s:%d: line longer than %d bytes", pf.path, n, lim.line))
 		case len(bytes.TrimSpace(line)) > 0:
@@ -83,9 +92,12 @@ func (pf *promptfooFile) readLines(ctx context.Context, r io.Reader, lim limits)
 // addLine reads the results on line n: one, or more run together.
 func (pf *promptfooFile) addLine(line []byte, n int) {
 	where := fmt.Sprintf("%s:%d", pf.path, n)
-	s := newJSONStream(bytes.NewReader(line), int64(len(line)))
+	// The line is bounded, hashed and clear of a byte-order mark already;
+	// promptfoo writes JSON.stringify's JSON, without NaN.
+	dec := json.NewDecoder(bytes.NewReader(line))
 	for k := 0; ; k++ {
-		raw, _, err := s.rawValue()
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) && k > 0 {
 			return
 		}
