@@ -195,34 +195,34 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // v < fail, partial otherwise.
 func (o Options) scored(v float64) runner.Inspection {
 	pass, fail := o.thresholds("inspect")
-	verdict := runner.VerdictPartial
+	return runner.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdictAt(v, pass, fail)}
+}
+
+// verdictAt is the verdict of x under the cuts: pass at pass or above,
+// fail below fail, partial between.
+func verdictAt(x, pass, fail float64) string {
 	switch {
-	case v >= pass:
-		verdict = runner.VerdictPass
-	case v < fail:
-		verdict = runner.VerdictFail
+	case x >= pass:
+		return runner.VerdictPass
+	case x < fail:
+		return runner.VerdictFail
 	}
-	return runner.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdict}
+	return runner.VerdictPartial
 }
 
 // promptfooVerdict is a promptfoo result's inspection: promptfoo's own
 // pass or fail, or with pass= the score's verdict; both scores
 // 100*score.
-func (o Options) promptfooVerdict(pass bool, score float64) runner.Inspection {
+func (o Options) promptfooVerdict(passed bool, score float64) runner.Inspection {
 	insp := runner.Inspection{RuntimeFidelity: 100 * score, TaskEffectiveness: 100 * score, Verdict: runner.VerdictFail}
 	if o.Pass == nil {
-		if pass {
+		if passed {
 			insp.Verdict = runner.VerdictPass
 		}
 		return insp
 	}
-	at, below := o.thresholds("promptfoo")
-	switch {
-	case score >= at:
-		insp.Verdict = runner.VerdictPass
-	case score >= below:
-		insp.Verdict = runner.VerdictPartial
-	}
+	pass, fail := o.thresholds("promptfoo")
+	insp.Verdict = verdictAt(score, pass, fail)
 	return insp
 }
 

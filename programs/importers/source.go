@@ -177,8 +177,8 @@ func SplitSpec(rest string) (path, selector string) {
 // the 0-100 score: pass at 70 or more, fail under 40), unless the options
 // say otherwise (Options.Pass, Options.Fail).
 const (
-	passAt    = 0.7
-	failBelow = 0.4
+	passAt    = runner.PassAt / 100
+	failBelow = runner.FailBelow / 100
 )
 
 // truncate cuts s to at most n runes, marking the cut with "…"; invalid
