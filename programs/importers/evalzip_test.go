@@ -148,7 +148,8 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 			t.Fatalf("runs %v", runs)
 		}
 		_, err = src.Inspect(ctx, sampler.Run{ID: "9"}, runner.Deep)
-		if err == nil || !strings.Contains(err.Error(), "samples/9_epoch_1.json: sample 9 epoch 1: cannot be read") {
+		if err == nil || !strings.Contains(err.Error(), "samples/9_epoch_1.json: sample 9 epoch 1: cannot be read") ||
+			!strings.Contains(err.Error(), "inflates past the 60 bytes it declares") {
 			t.Errorf("bomb member: %v", err)
 		}
 	})
@@ -220,10 +221,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 // those of the uncompressed data.
 func zstdFixture(t *testing.T, name string, uncompressed []byte) *rawMember {
 	t.Helper()
-	z, err := os.ReadFile(filepath.Join("testdata", "zstd", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	z := readFixture(t, name)
 	return &rawMember{compressed: z, crc: crc32.ChecksumIEEE(uncompressed), uncompressed: uint64(len(uncompressed)), method: zipZstandard}
 }
 
@@ -314,7 +312,8 @@ func TestEvalArchiveZstandardRefuses(t *testing.T) {
 		raw := zstdFixture(t, "bomb.zst", bomb)
 		raw.uncompressed = 60
 		path := writeEval(t, []member{header, evalSample(1, 1, `"C"`), {name: "samples/9_epoch_1.json", raw: raw}})
-		if err := inspect9(t, path, defaultLimits); err == nil || !strings.Contains(err.Error(), "sample 9 epoch 1: cannot be read") {
+		if err := inspect9(t, path, defaultLimits); err == nil || !strings.Contains(err.Error(), "sample 9 epoch 1: cannot be read") ||
+			!strings.Contains(err.Error(), "inflates past the 60 bytes it declares") {
 			t.Errorf("bomb: %v", err)
 		}
 	})
