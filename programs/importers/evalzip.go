@@ -234,8 +234,9 @@ func (a *evalArchive) readMember(f *zip.File) ([]byte, error) {
 		return nil, fmt.Errorf("inflates past the limit of %d bytes (it declares %d)", a.lim.member, f.UncompressedSize64)
 	case a.read > a.lim.total:
 		return nil, fmt.Errorf("%w: more than %d bytes", errUncompressedTotal, a.lim.total)
-	case errors.Is(err, zip.ErrFormat) && uint64(len(data)) >= f.UncompressedSize64:
-		// archive/zip stops a member that runs past its declared size.
+	case errors.Is(err, zip.ErrFormat):
+		// What archive/zip's reader of an opened member says when it
+		// runs past its declared size (its only ErrFormat there).
 		return nil, fmt.Errorf("inflates past the %d bytes it declares: %w", f.UncompressedSize64, err)
 	case err != nil:
 		return nil, err
