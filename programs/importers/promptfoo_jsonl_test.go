@@ -66,7 +66,29 @@ func inspectAllSelected(t *testing.T, path, assertion string) (map[string]string
 	return got, runs, src
 }
 
-// The JSON Lines output of the same eval reads as the JSON output does:
+// verdictsOf is each covered run's verdict and score ("pass 95"), or its
+// error from the part after "test I prompt J: " ("error: ...").
+func verdictsOf(t *testing.T, src *Source, runs []sampler.Run) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, r := range runs {
+		insp, err := src.Inspect(context.Background(), r, runner.Deep)
+		switch {
+		case errors.Is(err, ErrNotCovered):
+		case err != nil:
+			msg := err.Error()
+			i := strings.LastIndex(msg, " prompt ")
+			got[r.ID] = "error: " + msg[i+strings.Index(msg[i:], ": ")+2:]
+		default:
+			got[r.ID] = fmt.Sprintf("%s %g", insp.Verdict, insp.TaskEffectiveness)
+		}
+	}
+	return got
+}
+
+// A parity test: the JSON Lines output of the same eval reads as the JSON
+// output does (the mapping itself is checked against hand-worked values
+// by the other tests, the real outputs' below included):
 // the same runs, systems, statuses and inspections under every
 // selection, whether the file is named .jsonl or recognised by its first
 // line.
@@ -210,11 +232,12 @@ func TestPromptfooJSONLLimits(t *testing.T) {
 func TestPromptfooRealEchoOutputs(t *testing.T) {
 	const dir = "testdata/promptfoo/echo/"
 	cases := map[string]map[string]string{
-		"": {"test0-prompt0": "fail", "test0-prompt1": "pass", "test1-prompt0": "fail", "test1-prompt1": "fail",
-			"test2-prompt0": "pass", "test2-prompt1": "pass"},
-		"contains": {"test0-prompt0": "pass", "test0-prompt1": "pass", "test1-prompt0": "fail", "test1-prompt1": "fail"},
-		"style":    {"test0-prompt0": "fail", "test0-prompt1": "pass", "test1-prompt0": "pass", "test1-prompt1": "pass"},
-		"regex":    {"test2-prompt0": "pass", "test2-prompt1": "pass"},
+		// The overall score is the mean of a result's component scores.
+		"": {"test0-prompt0": "fail 50", "test0-prompt1": "pass 100", "test1-prompt0": "fail 40", "test1-prompt1": "fail 40",
+			"test2-prompt0": "pass 100", "test2-prompt1": "pass 100"},
+		"contains": {"test0-prompt0": "pass 100", "test0-prompt1": "pass 100", "test1-prompt0": "fail 0", "test1-prompt1": "fail 0"},
+		"style":    {"test0-prompt0": "fail 0", "test0-prompt1": "pass 100", "test1-prompt0": "pass 80", "test1-prompt1": "pass 80"},
+		"regex":    {"test2-prompt0": "pass 100", "test2-prompt1": "pass 100"},
 	}
 	for assertion, want := range cases {
 		fromJSON, jruns, _ := inspectAllSelected(t, dir+"out.json", assertion)
@@ -230,14 +253,8 @@ func TestPromptfooRealEchoOutputs(t *testing.T) {
 				t.Errorf("run %+v, JSON's %+v", lruns[i], jruns[i])
 			}
 		}
-		got := map[string]string{}
-		for _, r := range lruns {
-			if insp, err := src.Inspect(context.Background(), r, runner.Deep); err == nil {
-				got[r.ID] = insp.Verdict
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("#%s: verdicts %v, worked by hand %v", assertion, got, want)
+		if got := verdictsOf(t, src, lruns); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("#%s:\n got %v\nwant %v (worked by hand)", assertion, got, want)
 		}
 	}
 }
@@ -255,7 +272,7 @@ func TestPromptfooRealRubricOutputs(t *testing.T) {
 	cases := map[string]map[string]string{
 		"": {"test0-prompt0": "pass 95", "test1-prompt0": "fail 60", "test2-prompt0": "fail 0"},
 		"llm-rubric": {"test0-prompt0": "pass 90", "test1-prompt0": "fail 20",
-			"test2-prompt0": "error: gradingResult.componentResults[0]: the grader failed, so there is no verdict: Could not extract JSON from llm-rubric response"},
+			"test2-prompt0": "error: field gradingResult.componentResults[0]: the grader failed, so there is no verdict: Could not extract JSON from llm-rubric response"},
 		"capital":  {"test1-prompt0": "fail 20"},
 		"contains": {"test0-prompt0": "pass 100", "test1-prompt0": "pass 100"},
 	}
@@ -265,19 +282,7 @@ func TestPromptfooRealRubricOutputs(t *testing.T) {
 		if fmt.Sprint(fromJSON) != fmt.Sprint(fromJSONL) {
 			t.Errorf("#%s:\n JSON %v\nJSONL %v", assertion, fromJSON, fromJSONL)
 		}
-		got := map[string]string{}
-		for _, r := range runs {
-			insp, err := src.Inspect(context.Background(), r, runner.Deep)
-			switch {
-			case errors.Is(err, ErrNotCovered):
-			case err != nil:
-				msg := err.Error()
-				got[r.ID] = "error: " + msg[strings.Index(msg, "gradingResult"):]
-			default:
-				got[r.ID] = fmt.Sprintf("%s %g", insp.Verdict, insp.TaskEffectiveness)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
+		if got := verdictsOf(t, src, runs); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("#%s:\n got %v\nwant %v (worked by hand)", assertion, got, want)
 		}
 	}
