@@ -183,3 +183,25 @@ func TestMergeAcceptsShardsFromDifferentSources(t *testing.T) {
 		t.Errorf("unsharded report records shard_source %q", rep.Inputs.ShardSource)
 	}
 }
+
+// ShardOf against Python's hashlib (python3 -c "int.from_bytes(
+// hashlib.sha256(id.encode()).digest()[:8], 'big') % n + 1"), so that a
+// shard is the same whatever computes it.
+func TestShardOfMatchesHashlib(t *testing.T) {
+	want := map[string][4]int{ // n = 2, 3, 7, 10,000
+		"20200101-000000-aaaaaa": {2, 1, 1, 9356},
+		"20260115-120000-0f0f0f": {1, 2, 5, 3917},
+		"20991231-235959-zzzzzz": {1, 1, 1, 1721},
+		"run-001":                {1, 3, 7, 6751},
+	}
+	for id, w := range want {
+		for j, n := range []int{2, 3, 7, 10_000} {
+			if got := ShardOf(id, n); got != w[j] {
+				t.Errorf("ShardOf(%q, %d) = %d, hashlib %d", id, n, got, w[j])
+			}
+		}
+		if got := ShardOf(id, 1); got != 1 {
+			t.Errorf("ShardOf(%q, 1) = %d", id, got)
+		}
+	}
+}
