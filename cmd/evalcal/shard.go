@@ -22,6 +22,9 @@ type shardPlatform struct {
 	index, total string // the variables
 	base         int    // the index of the first shard
 	hint         string // what to fix when the pair is half set
+	// countFromFlag: the platform sets no count variable of its own, so N
+	// of --shard auto/N stands in for an unset total.
+	countFromFlag bool
 }
 
 // shardPlatforms are the job runners --shard auto reads, in the order it
@@ -34,7 +37,7 @@ var shardPlatforms = []shardPlatform{
 	{name: "CircleCI", index: "CIRCLE_NODE_INDEX", total: "CIRCLE_NODE_TOTAL", base: 0},
 	{name: "Buildkite", index: "BUILDKITE_PARALLEL_JOB", total: "BUILDKITE_PARALLEL_JOB_COUNT", base: 0,
 		hint: "Buildkite sets both in a step with parallelism: N"},
-	{name: "Kubernetes", index: "JOB_COMPLETION_INDEX", total: "EVALCAL_SHARD_TOTAL", base: 0,
+	{name: "Kubernetes", index: "JOB_COMPLETION_INDEX", total: "EVALCAL_SHARD_TOTAL", base: 0, countFromFlag: true,
 		hint: "a Job with completionMode: Indexed sets JOB_COMPLETION_INDEX; set EVALCAL_SHARD_TOTAL to its completions in the manifest, or give --shard auto/N"},
 }
 
@@ -54,19 +57,11 @@ func shardFromFlag(s string, getenv func(string) string) (i, n int, source strin
 			return 0, 0, "", fmt.Errorf("auto/N: N is the shard count, an integer in [1, %d]; got %q", calibrate.MaxShards, count)
 		}
 	}
-	spec, source, err := autoShard(getenv, countN)
-	if err != nil {
-		return 0, 0, "", err
-	}
-	i, n, err = calibrate.ParseShard(spec)
-	if err != nil {
-		return 0, 0, "", fmt.Errorf("auto: %s: %w", source, err)
-	}
-	return i, n, source, nil
+	return autoShard(getenv, countN)
 }
 
-// autoShard finds the shard "i/n" (1-based i) in the environment and says
-// where it found it. It reads, in this order, and the first that has any
+// autoShard finds the shard i of n (1-based i) in the environment and
+// says where it found it. It reads, in this order, and the first that has any
 // of its variables set (not empty) decides, the later ones being ignored:
 //
 //	EVALCAL_SHARD                  "i/n", 1-based       source "EVALCAL_SHARD"
@@ -84,16 +79,16 @@ func shardFromFlag(s string, getenv func(string) string) (i, n int, source strin
 // silently); an index or count that is not an integer; an index out of
 // range (0 <= index < count when 0-based, 1 <= index <= count when
 // 1-based); a count outside [1, calibrate.MaxShards]; nothing set at all.
-func autoShard(getenv func(string) string, count int) (spec, source string, err error) {
+func autoShard(getenv func(string) string, count int) (i, n int, source string, err error) {
 	if v := getenv("EVALCAL_SHARD"); v != "" {
-		_, n, err := calibrate.ParseShard(v)
+		i, n, err := calibrate.ParseShard(v)
 		if err != nil {
-			return "", "", fmt.Errorf("auto: EVALCAL_SHARD=%q: %w", v, err)
+			return 0, 0, "", fmt.Errorf("auto: EVALCAL_SHARD=%q: %w", v, err)
 		}
 		if count != 0 && n != count {
-			return "", "", fmt.Errorf("auto: EVALCAL_SHARD=%s is of %d shards but --shard auto/%d says %d", v, n, count, count)
+			return 0, 0, "", fmt.Errorf("auto: EVALCAL_SHARD=%s is of %d shards but --shard auto/%d says %d", v, n, count, count)
 		}
-		return v, shardSourceEnv, nil
+		return i, n, shardSourceEnv, nil
 	}
 	for _, p := range shardPlatforms {
 		iv, tv := getenv(p.index), getenv(p.total)
@@ -101,7 +96,7 @@ func autoShard(getenv func(string) string, count int) (spec, source string, err 
 			continue
 		}
 		source := p.name + " " + p.index + "/" + p.total
-		if p.index == "JOB_COMPLETION_INDEX" && tv == "" && count != 0 {
+		if p.countFromFlag && tv == "" && count != 0 {
 			tv, source = strconv.Itoa(count), p.name+" "+p.index+"/--shard auto/N"
 		}
 		if iv == "" || tv == "" {
@@ -113,26 +108,26 @@ func autoShard(getenv func(string) string, count int) (spec, source string, err 
 			if p.hint != "" {
 				msg += " (" + p.hint + ")"
 			}
-			return "", "", errors.New(msg)
+			return 0, 0, "", errors.New(msg)
 		}
-		n, err := shardCount(p.total, tv)
+		n, err = shardCount(p.total, tv)
 		if err != nil {
-			return "", "", err
+			return 0, 0, "", err
 		}
 		if count != 0 && n != count {
-			return "", "", fmt.Errorf("auto: %s=%d but --shard auto/%d says %d shards", p.total, n, count, count)
+			return 0, 0, "", fmt.Errorf("auto: %s=%d but --shard auto/%d says %d shards", p.total, n, count, count)
 		}
-		i, err := strconv.Atoi(strings.TrimSpace(iv))
+		i, err = strconv.Atoi(strings.TrimSpace(iv))
 		if err != nil {
-			return "", "", fmt.Errorf("auto: %s=%q is not an integer", p.index, iv)
+			return 0, 0, "", fmt.Errorf("auto: %s=%q is not an integer", p.index, iv)
 		}
 		if i < p.base || i > n-1+p.base {
-			return "", "", fmt.Errorf("auto: %s=%d is out of range: %s counts from %d, so with %s=%d it is in [%d, %d]",
+			return 0, 0, "", fmt.Errorf("auto: %s=%d is out of range: %s counts from %d, so with %s=%d it is in [%d, %d]",
 				p.index, i, p.name, p.base, p.total, n, p.base, n-1+p.base)
 		}
-		return fmt.Sprintf("%d/%d", i+1-p.base, n), source, nil
+		return i + 1 - p.base, n, source, nil
 	}
-	return "", "", errors.New("auto: no shard in the environment: set EVALCAL_SHARD=i/n, or run as a GitLab job with parallel: N " +
+	return 0, 0, "", errors.New("auto: no shard in the environment: set EVALCAL_SHARD=i/n, or run as a GitLab job with parallel: N " +
 		"(CI_NODE_INDEX, CI_NODE_TOTAL), a CircleCI job with parallelism (CIRCLE_NODE_INDEX, CIRCLE_NODE_TOTAL), a Buildkite step " +
 		"with parallelism (BUILDKITE_PARALLEL_JOB, BUILDKITE_PARALLEL_JOB_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, " +
 		"with EVALCAL_SHARD_TOTAL or --shard auto/N)")
