@@ -100,22 +100,35 @@ func BootstrapContext(ctx context.Context, n int, stat func(idx []int) (float64,
 	if opts.Clusters != nil {
 		draw = drawClusters(opts.Clusters, rng)
 	}
-	values := make([]float64, 0, opts.Resamples)
-	work := 0
-	for b := 0; b < opts.Resamples; b++ {
-		if work += n; work >= bootstrapCheckWork {
-			if err := ctx.Err(); err != nil {
-				return BootstrapResult{}, err
-			}
-			work = 0
-		}
+	values, err := resample(ctx, opts.Resamples, n, func() (float64, bool) {
 		idx = draw(idx[:0])
-		v, ok := stat(idx)
-		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return stat(idx)
+	})
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	return percentileInterval(res, values, opts), nil
+}
+
+// resample runs one resample after another, resamples times, each by
+// one call of one (its statistic, and whether it is defined), looking at
+// ctx at least every bootstrapCheckWork draws (work draws a resample),
+// and returns the defined statistics (neither NaN nor infinite).
+func resample(ctx context.Context, resamples, work int, one func() (float64, bool)) ([]float64, error) {
+	values := make([]float64, 0, resamples)
+	done := 0
+	for range resamples {
+		if done += work; done >= bootstrapCheckWork {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			done = 0
+		}
+		if v, ok := one(); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			values = append(values, v)
 		}
 	}
-	return percentileInterval(res, values, opts), nil
+	return values, nil
 }
 
 // resolved checks the resamples and the level and fills in their
@@ -210,15 +223,7 @@ func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts 
 
 	bin := binomialSampler{rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed))}
 	drawn := make([]int, len(counts))
-	values := make([]float64, 0, opts.Resamples)
-	work := 0
-	for b := 0; b < opts.Resamples; b++ {
-		if work += len(counts); work >= bootstrapCheckWork {
-			if err := ctx.Err(); err != nil {
-				return BootstrapResult{}, err
-			}
-			work = 0
-		}
+	values, err := resample(ctx, opts.Resamples, len(counts), func() (float64, bool) {
 		left, mass := n, n
 		for j, c := range counts {
 			x := 0
@@ -233,10 +238,10 @@ func BootstrapCountsContext(ctx context.Context, counts []int, stat func(counts 
 			left -= x
 			mass -= c
 		}
-		v, ok := stat(drawn)
-		if ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			values = append(values, v)
-		}
+		return stat(drawn)
+	})
+	if err != nil {
+		return BootstrapResult{}, err
 	}
 	return percentileInterval(res, values, opts), nil
 }

@@ -63,15 +63,7 @@ func BootstrapMeanOfContext(ctx context.Context, items []float64, f func(mean fl
 
 	src := rand.NewPCG(opts.Seed, opts.Seed) // as Bootstrap's source
 	un := uint64(n)
-	values := make([]float64, 0, opts.Resamples)
-	work := 0
-	for range opts.Resamples {
-		if work += n; work >= bootstrapCheckWork {
-			if err := ctx.Err(); err != nil {
-				return BootstrapResult{}, err
-			}
-			work = 0
-		}
+	values, err := resample(ctx, opts.Resamples, n, func() (float64, bool) {
 		s := 0.0
 		if un&(un-1) == 0 { // rand.Rand.IntN masks a power of two
 			for range n {
@@ -86,9 +78,10 @@ func BootstrapMeanOfContext(ctx context.Context, items []float64, f func(mean fl
 				s += items[hi]
 			}
 		}
-		if v := f(s / float64(n)); !math.IsNaN(v) && !math.IsInf(v, 0) {
-			values = append(values, v)
-		}
+		return f(s / float64(n)), true
+	})
+	if err != nil {
+		return BootstrapResult{}, err
 	}
 	return percentileInterval(res, values, opts), nil
 }
