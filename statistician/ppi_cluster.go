@@ -1,0 +1,202 @@
+package statistician
+
+import (
+	"fmt"
+	"math"
+)
+
+// ClusteredEstimate is an Estimate whose standard error and interval
+// account for runs being clustered (several runs of one task): the
+// number of clusters, the degrees of freedom of its t interval, and the
+// variance method (MethodCR1).
+type ClusteredEstimate struct {
+	Estimate      `yaml:",inline"`
+	Clusters      int     `yaml:"clusters" json:"clusters"`
+	DF            float64 `yaml:"df" json:"df"`
+	ClusterMethod string  `yaml:"cluster_method,omitempty" json:"cluster_method,omitempty"`
+}
+
+// ClusterClassicalMean estimates the mean of the deep labels y with an
+// interval that accounts for the labelled runs being clustered by
+// cluster[i]: ClusterPPIMean with lambda fixed at 0, i.e. the CR1 t
+// interval of a mean with influence terms psi_i = (y_i - mean)/n summed
+// by cluster,
+//
+//	Var = G/(G-1) sum_g (sum_{i in g} psi_i)^2,  CI = mean ± t(1 - (1-level)/2; G-1) sqrt(Var)
+//
+// (Cameron and Miller 2015, J. Human Resources 50(2), section II.C; as
+// statsmodels' OLS(y, ones).fit(cov_type='cluster', use_t=True)). The
+// value is ClassicalMean's. Reasons as ClusterPPIMean.
+func ClusterClassicalMean(y []float64, cluster []string, level float64) ClusteredEstimate {
+	labelled := make([]bool, len(y))
+	for i := range labelled {
+		labelled[i] = true
+	}
+	return clusterPPI(y, y, labelled, cluster, level, false)
+}
+
+// ClusterPPIMean is the PPI++ estimate of a mean (Angelopoulos, Duchi and
+// Zrnic 2023, arXiv 2311.01453; see PPIMean) when the N runs are
+// clustered by cluster[i] (the runs of one task, one conversation): f[i]
+// is light's prediction on every run, y[i] deep's label, read where
+// labelled[i] is true (n labelled runs L, N_u = N - n unlabelled runs U).
+// The labelled runs must be a uniform random subset of the runs, or of
+// the clusters (labelling whole clusters, `--deep-policy cluster`); both
+// are covered because the variance sums influence terms by cluster.
+//
+// For one lambda the estimate and its influence terms are
+//
+//	theta = mean_L(y) + lambda (mean_U(f) - mean_L(f))
+//	psi_i = (y_i - mean_L(y) - lambda (f_i - mean_L(f))) / n     (i in L)
+//	psi_j = lambda (f_j - mean_U(f)) / N_u                        (j in U)
+//
+// and, with G clusters and S_g = sum_{i in g} psi_i (labelled and
+// unlabelled runs of cluster g together), the CR1 cluster-robust variance
+// and t interval (Cameron and Miller 2015, section II.C, with G-1 degrees
+// of freedom as their section VI recommends)
+//
+//	Var = G/(G-1) sum_g S_g^2
+//	CI  = theta ± t(1 - (1-level)/2; G-1) sqrt(Var)
+//
+// With no clustering (each run its own cluster) Var is the plug-in
+// variance of PPIMean with n and N_u denominators, up to the factor
+// G/(G-1). S_g = A_g - lambda B_g is linear in lambda, so the lambda that
+// minimises the clustered variance, the clustered analogue of the
+// paper's power tuning, is
+//
+//	lambda = clip(sum_g A_g B_g / sum_g B_g^2, 0, 1)
+//	A_g = sum_{i in L,g} (y_i - mean_L(y))/n
+//	B_g = sum_{i in L,g} (f_i - mean_L(f))/n - sum_{j in U,g} (f_j - mean_U(f))/N_u
+//
+// (0 when every B_g is 0). Lambda is tuned on the same data, not
+// cross-fitted as PPIMean's: with clusters, a fold split by position
+// would separate runs of one cluster; the simulation
+// (TestClusterPPIMeanCoverage) shows the coverage holds at 30 clusters.
+// Why clustering matters: with intra-cluster correlation 0.3 and 30
+// clusters of 20 runs, item-level PPIMean's 95% interval covers about
+// 74% (see the test), this one about 95%.
+//
+// EffectiveN is s_Y^2/Var with s_Y^2 the sample variance of the labels:
+// fewer than n when clustering costs more than light's predictions
+// bring. With fewer than MinClusters clusters the value is kept and Reason
+// says there is no interval; the interval is not validated below 30
+// clusters (t(G-1) with CR1 under-covers there with unequal clusters, see
+// ClusterRobustAgreement). Fewer than 2 labelled runs, unequal lengths, a
+// NaN or infinite f or labelled y, or level outside (0, 1) give zero
+// numbers and a Reason. The value is not clamped; for a pass rate use
+// ClampTo(0, 1).
+func ClusterPPIMean(f, y []float64, labelled []bool, cluster []string, level float64) ClusteredEstimate {
+	return clusterPPI(f, y, labelled, cluster, level, true)
+}
+
+// clusterPPI is ClusterPPIMean, with lambda fixed at 0 when tune is false.
+func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64, tune bool) ClusteredEstimate {
+	e := ClusteredEstimate{Estimate: Estimate{Method: MethodClassical, Level: level}, ClusterMethod: MethodCR1}
+	if tune {
+		e.Method = MethodPPI
+	}
+	if len(f) != len(y) || len(f) != len(labelled) || len(f) != len(cluster) {
+		e.Reason = fmt.Sprintf("invalid input: %d predictions, %d labels, %d labelled flags and %d cluster names", len(f), len(y), len(labelled), len(cluster))
+		return e
+	}
+	if _, err := ZForLevel(level); err != nil {
+		e.Reason = "invalid input: " + err.Error()
+		return e
+	}
+	var yl, fl, fu []float64
+	for i := range f {
+		if math.IsNaN(f[i]) || math.IsInf(f[i], 0) {
+			e.Reason = fmt.Sprintf("invalid input: light prediction of run %d is %v", i, f[i])
+			return e
+		}
+		if labelled[i] {
+			if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+				e.Reason = fmt.Sprintf("invalid input: deep label of run %d is %v", i, y[i])
+				return e
+			}
+			yl, fl = append(yl, y[i]), append(fl, f[i])
+		} else {
+			fu = append(fu, f[i])
+		}
+	}
+	n, nu := len(yl), len(fu)
+	e.NLabelled, e.NUnlabelled = n, nu
+	if !tune {
+		e.NUnlabelled = 0
+	}
+	if n < 2 {
+		e.Reason = fmt.Sprintf("insufficient data: %d deep labels, need at least 2", n)
+		return e
+	}
+	my, mfl, mfu := mean(yl), mean(fl), mean(fu)
+	nf, nuf := float64(n), float64(nu)
+	a := make([]float64, len(f))
+	b := make([]float64, len(f))
+	for i := range f {
+		switch {
+		case labelled[i]:
+			a[i] = (y[i] - my) / nf
+			b[i] = (f[i] - mfl) / nf
+		case tune:
+			b[i] = -(f[i] - mfu) / nuf
+		}
+	}
+	ag, _ := clusterTotals(a, cluster)
+	bg, _ := clusterTotals(b, cluster)
+	lab := make([]float64, len(f))
+	for i, l := range labelled {
+		if l {
+			lab[i] = 1
+		}
+	}
+	labPerCluster, _ := clusterTotals(lab, cluster)
+	gl := 0
+	for _, c := range labPerCluster {
+		if c > 0 {
+			gl++
+		}
+	}
+	lambda := 0.0
+	if tune && nu > 0 {
+		var ab, bb float64
+		for g := range ag {
+			ab += ag[g] * bg[g]
+			bb += bg[g] * bg[g]
+		}
+		if bb > 0 {
+			lambda = math.Max(0, math.Min(1, ab/bb))
+		}
+	}
+	if tune {
+		e.Lambda = &lambda
+	}
+	e.Value = my
+	if lambda != 0 {
+		e.Value = my + lambda*(mfu-mfl)
+	}
+	g := len(ag)
+	e.Clusters = g
+	if gl < MinClusters {
+		e.Reason = fmt.Sprintf("no clustered interval: deep labels in %d clusters, need at least %d", gl, MinClusters)
+		return e
+	}
+	var ss float64
+	for k := range ag {
+		s := ag[k] - lambda*bg[k]
+		ss += s * s
+	}
+	gf := float64(g)
+	variance := gf / (gf - 1) * ss
+	e.DF = float64(gl - 1)
+	if !(variance > 0) || math.IsInf(variance, 0) {
+		e.Reason = fmt.Sprintf("interval undefined: estimated variance is %v", variance)
+		return e
+	}
+	e.SE = math.Sqrt(variance)
+	q := tQuantile(1-(1-level)/2, e.DF)
+	e.CI = Interval{Lower: e.Value - q*e.SE, Upper: e.Value + q*e.SE}
+	if ess := sampleVariance(yl) / variance; !math.IsInf(ess, 0) {
+		e.EffectiveN = ess
+	}
+	return e
+}
