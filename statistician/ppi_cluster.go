@@ -3,6 +3,7 @@ package statistician
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // ClusteredEstimate is an Estimate whose standard error and interval
@@ -18,9 +19,9 @@ type ClusteredEstimate struct {
 
 // ClusterClassicalMean estimates the mean of the deep labels y with an
 // interval that accounts for the labelled runs being clustered by
-// cluster[i]: ClusterPPIMean with lambda fixed at 0, i.e. the CR1 t
-// interval of a mean with influence terms psi_i = (y_i - mean)/n summed
-// by cluster,
+// cluster[i]: ClusterPPIMean with lambda fixed at 0 and no unlabelled
+// run, i.e. the CR1 t interval of a mean with influence terms
+// psi_i = (y_i - mean)/n summed by cluster,
 //
 //	Var = G/(G-1) sum_g (sum_{i in g} psi_i)^2,  CI = mean ± t(1 - (1-level)/2; G-1) sqrt(Var)
 //
@@ -44,46 +45,54 @@ func ClusterClassicalMean(y []float64, cluster []string, level float64) Clustere
 // the clusters (labelling whole clusters, `--deep-policy cluster`); both
 // are covered because the variance sums influence terms by cluster.
 //
-// For one lambda the estimate and its influence terms are
+// With a weight lambda_i for each run (below), the estimate and its
+// influence terms are
 //
-//	theta = mean_L(y) + lambda (mean_U(f) - mean_L(f))
-//	psi_i = (y_i - mean_L(y) - lambda (f_i - mean_L(f))) / n     (i in L)
-//	psi_j = lambda (f_j - mean_U(f)) / N_u                        (j in U)
+//	theta = mean_L(y - lambda f) + mean_U(lambda f)
+//	psi_i = (y_i - lambda_i f_i - mean_L(y - lambda f)) / n     (i in L)
+//	psi_j = (lambda_j f_j - mean_U(lambda f)) / N_u              (j in U)
 //
-// and, with G clusters and S_g = sum_{i in g} psi_i (labelled and
-// unlabelled runs of cluster g together), the CR1 cluster-robust variance
-// and t interval (Cameron and Miller 2015, section II.C, with G-1 degrees
-// of freedom as their section VI recommends)
+// (for one lambda: mean_L(y) + lambda (mean_U(f) - mean_L(f)), the
+// paper's estimator) and, with G clusters, G_L of them with a deep label,
+// and S_g = sum_{i in g} psi_i over the labelled and unlabelled runs of
+// cluster g together, the CR1 cluster-robust variance and t interval
+// (Cameron and Miller 2015, J. Human Resources 50(2), section II.C; G_L-1
+// degrees of freedom after their section VI, G_L because only clusters
+// with labels inform the label part)
 //
 //	Var = G/(G-1) sum_g S_g^2
-//	CI  = theta ± t(1 - (1-level)/2; G-1) sqrt(Var)
+//	CI  = theta ± t(1 - (1-level)/2; G_L-1) sqrt(Var)
 //
-// With no clustering (each run its own cluster) Var is the plug-in
-// variance of PPIMean with n and N_u denominators, up to the factor
-// G/(G-1). S_g = A_g - lambda B_g is linear in lambda, so the lambda that
-// minimises the clustered variance, the clustered analogue of the
-// paper's power tuning, is
+// With each run its own cluster Var is the plug-in variance of PPIMean
+// (n and N_u denominators) up to G/(G-1). For one lambda,
+// S_g = A_g - lambda B_g, so the lambda minimising the clustered variance
+// (the clustered analogue of the paper's power tuning) is
 //
-//	lambda = clip(sum_g A_g B_g / sum_g B_g^2, 0, 1)
+//	lambda(S) = clip(sum_{g in S} A_g B_g / sum_{g in S} B_g^2, 0, 1)
 //	A_g = sum_{i in L,g} (y_i - mean_L(y))/n
 //	B_g = sum_{i in L,g} (f_i - mean_L(f))/n - sum_{j in U,g} (f_j - mean_U(f))/N_u
 //
-// (0 when every B_g is 0). Lambda is tuned on the same data, not
-// cross-fitted as PPIMean's: with clusters, a fold split by position
-// would separate runs of one cluster; the simulation
-// (TestClusterPPIMeanCoverage) shows the coverage holds at 30 clusters.
-// Why clustering matters: with intra-cluster correlation 0.3 and 30
-// clusters of 20 runs, item-level PPIMean's 95% interval covers about
-// 74% (see the test), this one about 95%.
+// (0 when every B_g is 0). As in PPIMean, lambda is cross-fitted, here
+// by clusters so that no cluster informs its own weight: fold k is the
+// clusters at positions k, k+2, ... in sorted order of their names, and
+// the runs of fold k get lambda_k = lambda(fold 1-k). Lambda reports the
+// mean of lambda_i over all runs. Tuning on the same clusters instead cost
+// 1.7 points of coverage in our simulation (2,000 data sets: 92.8%
+// against 94.5% at a fixed lambda; cross-fitted 93.5%).
+//
+// Why clustering matters (TestClusterPPIMeanCoverage: intra-cluster
+// correlation 0.3, 30 clusters of 20 runs, 30% labelled): item-level
+// PPIMean's 95% interval covers 70.6%, this one 93.8%.
 //
 // EffectiveN is s_Y^2/Var with s_Y^2 the sample variance of the labels:
 // fewer than n when clustering costs more than light's predictions
 // bring. With fewer than MinClusters clusters the value is kept and Reason
-// says there is no interval; the interval is not validated below 30
-// clusters (t(G-1) with CR1 under-covers there with unequal clusters, see
-// ClusterRobustAgreement). Fewer than 2 labelled runs, unequal lengths, a
-// NaN or infinite f or labelled y, or level outside (0, 1) give zero
-// numbers and a Reason. The value is not clamped; for a pass rate use
+// says there is no interval. The interval is not validated below 30
+// labelled clusters (CR1 with t(G-1) under-covers there with unequal
+// clusters, see ClusterRobustAgreement); labelling whole clusters leaves
+// fewer labelled clusters than labelling runs. Fewer than 2 labelled
+// runs, unequal lengths, a NaN or infinite f or labelled y, or level
+// outside (0, 1) give zero numbers and a Reason. The value is not clamped; for a pass rate use
 // ClampTo(0, 1).
 func ClusterPPIMean(f, y []float64, labelled []bool, cluster []string, level float64) ClusteredEstimate {
 	return clusterPPI(f, y, labelled, cluster, level, true)
@@ -143,46 +152,68 @@ func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64
 	}
 	ag, _ := clusterTotals(a, cluster)
 	bg, _ := clusterTotals(b, cluster)
-	lab := make([]float64, len(f))
-	for i, l := range labelled {
-		if l {
-			lab[i] = 1
-		}
-	}
-	labPerCluster, _ := clusterTotals(lab, cluster)
+	labPerCluster, _ := clusterTotals(boolsAsFloats(labelled), cluster)
 	gl := 0
 	for _, c := range labPerCluster {
 		if c > 0 {
 			gl++
 		}
 	}
-	lambda := 0.0
-	if tune && nu > 0 {
-		var ab, bb float64
-		for g := range ag {
-			ab += ag[g] * bg[g]
-			bb += bg[g] * bg[g]
+	g := len(ag)
+	// Cross-fitting: fold k is the clusters at positions k, k+2, ... in
+	// sorted order of their names; lambda_k is tuned on the other fold.
+	var lambdaFold [2]float64
+	if tune && nu > 0 && g >= 2 {
+		for k := range 2 {
+			var ab, bb float64
+			for c := 1 - k; c < g; c += 2 {
+				ab += ag[c] * bg[c]
+				bb += bg[c] * bg[c]
+			}
+			if bb > 0 {
+				lambdaFold[k] = math.Max(0, math.Min(1, ab/bb))
+			}
 		}
-		if bb > 0 {
-			lambda = math.Max(0, math.Min(1, ab/bb))
-		}
+	}
+	index := clusterIndex(cluster)
+	lam := make([]float64, len(f))
+	var lambdaSum float64
+	for i := range f {
+		lam[i] = lambdaFold[index[i]%2]
+		lambdaSum += lam[i]
 	}
 	if tune {
-		e.Lambda = &lambda
+		lambdaBar := lambdaSum / float64(len(f))
+		e.Lambda = &lambdaBar
 	}
-	e.Value = my
-	if lambda != 0 {
-		e.Value = my + lambda*(mfu-mfl)
+	// theta = mean_L(y - lambda f) + mean_U(lambda f), and its influence
+	// terms summed by cluster.
+	var rl, ru []float64
+	for i := range f {
+		if labelled[i] {
+			rl = append(rl, y[i]-lam[i]*f[i])
+		} else if tune {
+			ru = append(ru, lam[i]*f[i])
+		}
 	}
-	g := len(ag)
+	mrl, mru := mean(rl), mean(ru)
+	e.Value = mrl + mru
+	psi := make([]float64, len(f))
+	for i := range f {
+		if labelled[i] {
+			psi[i] = (y[i] - lam[i]*f[i] - mrl) / nf
+		} else if tune {
+			psi[i] = (lam[i]*f[i] - mru) / nuf
+		}
+	}
 	e.Clusters = g
 	if gl < MinClusters {
 		e.Reason = fmt.Sprintf("no clustered interval: deep labels in %d clusters, need at least %d", gl, MinClusters)
 		return e
 	}
+	sg, _ := clusterTotals(psi, cluster)
 	var ss float64
-	for k := range ag {
-		s := ag[k] - lambda*bg[k]
+	for _, s := range sg {
 		ss += s * s
 	}
 	gf := float64(g)
@@ -199,4 +230,28 @@ func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64
 		e.EffectiveN = ess
 	}
 	return e
+}
+
+// boolsAsFloats returns 1 for true and 0 for false.
+func boolsAsFloats(b []bool) []float64 {
+	out := make([]float64, len(b))
+	for i, v := range b {
+		if v {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// clusterIndex returns the position of each run's cluster in sorted order
+// of the cluster names, the order of clusterTotals.
+func clusterIndex(cluster []string) []int {
+	sorted := slices.Clone(cluster)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	out := make([]int, len(cluster))
+	for i, name := range cluster {
+		out[i], _ = slices.BinarySearch(sorted, name)
+	}
+	return out
 }
