@@ -112,21 +112,10 @@ func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64
 		e.Reason = "invalid input: " + err.Error()
 		return e
 	}
-	var yl, fl, fu []float64
-	for i := range f {
-		if math.IsNaN(f[i]) || math.IsInf(f[i], 0) {
-			e.Reason = fmt.Sprintf("invalid input: light prediction of run %d is %v", i, f[i])
-			return e
-		}
-		if labelled[i] {
-			if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
-				e.Reason = fmt.Sprintf("invalid input: deep label of run %d is %v", i, y[i])
-				return e
-			}
-			yl, fl = append(yl, y[i]), append(fl, f[i])
-		} else {
-			fu = append(fu, f[i])
-		}
+	yl, fl, fu, reason := splitByLabel(f, y, labelled)
+	if reason != "" {
+		e.Reason = reason
+		return e
 	}
 	n, nu := len(yl), len(fu)
 	e.NLabelled, e.NUnlabelled = n, nu
@@ -137,21 +126,10 @@ func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64
 		e.Reason = fmt.Sprintf("insufficient data: %d deep labels, need at least 2", n)
 		return e
 	}
-	my, mfl, mfu := mean(yl), mean(fl), mean(fu)
-	nf, nuf := float64(n), float64(nu)
-	a := make([]float64, len(f))
-	b := make([]float64, len(f))
-	for i := range f {
-		switch {
-		case labelled[i]:
-			a[i] = (y[i] - my) / nf
-			b[i] = (f[i] - mfl) / nf
-		case tune:
-			b[i] = -(f[i] - mfu) / nuf
-		}
+	lambdaFold := [2]float64{}
+	if tune && nu > 0 {
+		lambdaFold = clusterLambdas(f, y, labelled, cluster, yl, fl, fu)
 	}
-	ag, _ := clusterTotals(a, cluster)
-	bg, _ := clusterTotals(b, cluster)
 	labPerCluster, _ := clusterTotals(boolsAsFloats(labelled), cluster)
 	gl := 0
 	for _, c := range labPerCluster {
@@ -159,22 +137,8 @@ func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64
 			gl++
 		}
 	}
-	g := len(ag)
-	// Cross-fitting: fold k is the clusters at positions k, k+2, ... in
-	// sorted order of their names; lambda_k is tuned on the other fold.
-	var lambdaFold [2]float64
-	if tune && nu > 0 && g >= 2 {
-		for k := range 2 {
-			var ab, bb float64
-			for c := 1 - k; c < g; c += 2 {
-				ab += ag[c] * bg[c]
-				bb += bg[c] * bg[c]
-			}
-			if bb > 0 {
-				lambdaFold[k] = math.Max(0, math.Min(1, ab/bb))
-			}
-		}
-	}
+	g := len(labPerCluster)
+	nf, nuf := float64(n), float64(nu)
 	index := clusterIndex(cluster)
 	lam := make([]float64, len(f))
 	var lambdaSum float64
@@ -230,6 +194,61 @@ func clusterPPI(f, y []float64, labelled []bool, cluster []string, level float64
 		e.EffectiveN = ess
 	}
 	return e
+}
+
+// splitByLabel returns the labels and predictions of the labelled runs
+// and the predictions of the others, or a reason naming a NaN or infinite
+// prediction or label.
+func splitByLabel(f, y []float64, labelled []bool) (yl, fl, fu []float64, reason string) {
+	for i := range f {
+		if math.IsNaN(f[i]) || math.IsInf(f[i], 0) {
+			return nil, nil, nil, fmt.Sprintf("invalid input: light prediction of run %d is %v", i, f[i])
+		}
+		if !labelled[i] {
+			fu = append(fu, f[i])
+			continue
+		}
+		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
+			return nil, nil, nil, fmt.Sprintf("invalid input: deep label of run %d is %v", i, y[i])
+		}
+		yl, fl = append(yl, y[i]), append(fl, f[i])
+	}
+	return yl, fl, fu, ""
+}
+
+// clusterLambdas returns the cross-fitted PPI++ weights of the two folds
+// of clusters (see ClusterPPIMean): fold k is the clusters at positions
+// k, k+2, ... in sorted order of their names, and lambda_k minimises the
+// clustered variance over the clusters of the other fold. yl, fl are the
+// labels and predictions of the labelled runs, fu the predictions of the
+// unlabelled ones (at least one).
+func clusterLambdas(f, y []float64, labelled []bool, cluster []string, yl, fl, fu []float64) [2]float64 {
+	my, mfl, mfu := mean(yl), mean(fl), mean(fu)
+	nf, nuf := float64(len(yl)), float64(len(fu))
+	a := make([]float64, len(f))
+	b := make([]float64, len(f))
+	for i := range f {
+		if labelled[i] {
+			a[i] = (y[i] - my) / nf
+			b[i] = (f[i] - mfl) / nf
+		} else {
+			b[i] = -(f[i] - mfu) / nuf
+		}
+	}
+	ag, _ := clusterTotals(a, cluster)
+	bg, _ := clusterTotals(b, cluster)
+	var lambda [2]float64
+	for k := range 2 {
+		var ab, bb float64
+		for c := 1 - k; c < len(ag); c += 2 {
+			ab += ag[c] * bg[c]
+			bb += bg[c] * bg[c]
+		}
+		if bb > 0 {
+			lambda[k] = math.Max(0, math.Min(1, ab/bb))
+		}
+	}
+	return lambda
 }
 
 // boolsAsFloats returns 1 for true and 0 for false.
