@@ -52,22 +52,31 @@ type rateRef struct {
 	Value, Lower, Upper refValue
 }
 
-var loadReliabilityRefs = sync.OnceValues(func() (*reliabilityRefs, error) {
-	path := filepath.Join("testdata", "reference", "reliability", "reliability_values.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	var r reliabilityRefs
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return &r, nil
-})
+var loadReliabilityRefs = refFile[reliabilityRefs]("reliability", "reliability_values.json")
 
-func relRefs(t *testing.T) *reliabilityRefs {
+func relRefs(t *testing.T) *reliabilityRefs { return mustRefs(t, loadReliabilityRefs) }
+
+// refFile returns a loader, run once, of testdata/reference/dir/file
+// parsed as a T.
+func refFile[T any](dir, file string) func() (*T, error) {
+	return sync.OnceValues(func() (*T, error) {
+		path := filepath.Join("testdata", "reference", dir, file)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		var r T
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		return &r, nil
+	})
+}
+
+// mustRefs returns load's references or fails the test.
+func mustRefs[T any](t *testing.T, load func() (*T, error)) *T {
 	t.Helper()
-	r, err := loadReliabilityRefs()
+	r, err := load()
 	if err != nil {
 		t.Fatal(err)
 	}

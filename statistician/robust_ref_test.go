@@ -1,12 +1,7 @@
 package statistician
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 )
 
@@ -69,27 +64,9 @@ type hc3Ref struct {
 	}
 }
 
-var loadRobustRefs = sync.OnceValues(func() (*robustRefs, error) {
-	path := filepath.Join("testdata", "reference", "robust", "robust_values.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	var r robustRefs
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return &r, nil
-})
+var loadRobustRefs = refFile[robustRefs]("robust", "robust_values.json")
 
-func robRefs(t *testing.T) *robustRefs {
-	t.Helper()
-	r, err := loadRobustRefs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+func robRefs(t *testing.T) *robustRefs { return mustRefs(t, loadRobustRefs) }
 
 // scipyTTol is the tolerance for interval bounds statsmodels computes
 // with scipy 1.10's t.ppf, accurate to about 1e-8 relative only (R's qt
