@@ -106,10 +106,13 @@ func TestKrippendorffAlphaMatchesReference(t *testing.T) {
 	withMissing, withIRR := 0, 0
 	for _, c := range cases {
 		ratings := ratingsOf(c.Ratings)
-		for _, v := range ratings {
-			if math.IsNaN(v[len(v)-1]) || math.IsNaN(v[0]) {
-				withMissing++
-				break
+	missing:
+		for _, row := range ratings {
+			for _, v := range row {
+				if math.IsNaN(v) {
+					withMissing++
+					break missing
+				}
 			}
 		}
 		for _, m := range []struct {

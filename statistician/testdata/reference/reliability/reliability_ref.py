@@ -16,7 +16,8 @@ metric's difference matrix, summed over all pairs of values (the Go code
 uses no matrix and sums over values). The script stops unless it
 reproduces the paper's worked example (section C: nominal 0.743,
 ordinal 0.815, interval 0.849). When R's irr package is installed
-(Debian r-cran-irr), irr::kripp.alpha is run on every data set through
+(it is not packaged in Debian 12; values were written without it),
+irr::kripp.alpha is run on every data set through
 kripp_irr.R and its value is stored too: irr divides by m_u - 1 only
 when some value is missing, so on complete data with more than two
 raters it differs from the paper (the tests compare irr only where it
