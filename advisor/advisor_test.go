@@ -192,3 +192,20 @@ func TestSeverityMismatchesAreAligned(t *testing.T) {
 	}
 	t.Errorf("no severity recommendation in %+v", recs)
 }
+
+func TestRuleTableNamesEachRuleOnceInRankOrderOfItsTests(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules() {
+		if r.Name == "" || r.Fire == nil || seen[r.Name] {
+			t.Errorf("rule %q: empty, without Fire, or listed twice", r.Name)
+		}
+		seen[r.Name] = true
+	}
+	// The tested rules fire first: edge-cases and leniency read what fired.
+	rs := Rules()
+	for i := 1; i < len(rs); i++ {
+		if rs[i].Rank == RankTested && rs[i-1].Rank != RankTested {
+			t.Errorf("tested rule %s fires after an untested one", rs[i].Name)
+		}
+	}
+}
