@@ -73,12 +73,21 @@ type Impact struct {
 	CurrentCI95   *statistician.Interval `yaml:"current_ci95,omitempty" json:"current_ci95,omitempty"`
 }
 
-// Advise returns the recommendations for the comparisons and their
-// statistics, numbered from priority 1: every rule of the table (rules.go)
-// fires in turn, and the recommendations are ordered by rank (rank.go),
-// then by gain, then by target.
-func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
-	f := newFacts(cs, st)
+// Input is what the advisor reads: the comparisons, their statistics and
+// each side's inspector spec as given (--light, --deep; report
+// inputs.light.spec), which says what kind of inspector a change is for
+// (SourceOf). An empty spec is phrased for no kind in particular.
+type Input struct {
+	Comparisons         []comparator.Comparison
+	Stats               aggregate.Stats
+	LightSpec, DeepSpec string
+}
+
+// Advise returns the recommendations, numbered from priority 1: every
+// rule of the table (rules.go) fires in turn, and the recommendations are
+// ordered as rank.go says (before).
+func Advise(in Input) []Recommendation {
+	f := newFacts(in)
 	type candidate struct {
 		rank Rank
 		rec  Recommendation
@@ -101,14 +110,7 @@ func Advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.rank != b.rank {
-			return a.rank < b.rank
-		}
-		if a.rec.ExpectedImpact.GainPoints != b.rec.ExpectedImpact.GainPoints {
-			return a.rec.ExpectedImpact.GainPoints > b.rec.ExpectedImpact.GainPoints
-		}
-		return a.rec.Target < b.rec.Target
+		return before(out[i].rank, out[i].rec, out[j].rank, out[j].rec)
 	})
 	recs := make([]Recommendation, len(out))
 	for i, c := range out {

@@ -45,7 +45,7 @@ func TestLowAgreementPutsMostCommonTypeFirstWithComputedImpact(t *testing.T) {
 		runs = append(runs, run{light: "pass", deep: "pass"})
 	}
 	cs, st := build(runs)
-	recs := Advise(cs, st)
+	recs := advise(cs, st)
 	if len(recs) == 0 {
 		t.Fatal("no recommendations")
 	}
@@ -84,14 +84,14 @@ func TestAllAgreeAsksForAdversarialRuns(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		runs = append(runs, run{light: "pass", deep: "pass"})
 	}
-	recs := Advise(build(runs))
+	recs := advise(build(runs))
 	if len(recs) != 1 || recs[0].Rule != "all-agree" {
 		t.Fatalf("recs = %+v, want only all-agree", recs)
 	}
 }
 
 func TestSmallSampleIsPreliminary(t *testing.T) {
-	recs := Advise(build([]run{{light: "pass", deep: "pass"}, {light: "fail", deep: "fail"}, {light: "partial", deep: "partial"}}))
+	recs := advise(build([]run{{light: "pass", deep: "pass"}, {light: "fail", deep: "fail"}, {light: "partial", deep: "partial"}}))
 	var prelim bool
 	for _, r := range recs {
 		prelim = prelim || r.Rule == "preliminary"
@@ -106,7 +106,7 @@ func TestPessimisticLightNamesItsFalsePositives(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		runs = append(runs, run{light: "partial", deep: "partial", lightFlags: []string{"slow-step"}, drop: -8})
 	}
-	recs := Advise(build(runs))
+	recs := advise(build(runs))
 	found := false
 	for _, r := range recs {
 		if r.Rule == "pessimistic" {
@@ -123,9 +123,9 @@ func TestPessimisticLightNamesItsFalsePositives(t *testing.T) {
 
 func TestAdviceIsDeterministic(t *testing.T) {
 	runs := []run{{light: "pass", deep: "fail", deepFlags: []string{"a", "b"}, drop: 30}, {light: "pass", deep: "fail", deepFlags: []string{"b", "a"}, drop: 30}, {light: "pass", deep: "pass"}}
-	a := fmt.Sprintf("%+v", Advise(build(runs)))
+	a := fmt.Sprintf("%+v", advise(build(runs)))
 	for i := 0; i < 5; i++ {
-		if b := fmt.Sprintf("%+v", Advise(build(runs))); a != b {
+		if b := fmt.Sprintf("%+v", advise(build(runs))); a != b {
 			t.Fatalf("advice differs between calls:\n%s\n%s", a, b)
 		}
 	}
@@ -137,7 +137,7 @@ func TestBiasFromAScaleOffsetIsNamedAsSuch(t *testing.T) {
 		runs = append(runs, run{light: "pass", deep: "pass", drop: -8})
 	}
 	runs = append(runs, run{light: "partial", deep: "pass", lightFlags: []string{"x"}, drop: -8})
-	recs := Advise(build(runs))
+	recs := advise(build(runs))
 	for _, r := range recs {
 		if r.Rule == "pessimistic" {
 			if !strings.Contains(r.ProposedChange, "scale offset") || !strings.Contains(r.ProposedChange, "+8.0") {
@@ -155,7 +155,7 @@ func TestHighAgreementFocusesOnEdgeCases(t *testing.T) {
 		runs = append(runs, run{light: "pass", deep: "pass"})
 	}
 	runs = append(runs, run{light: "pass", deep: "partial", deepFlags: []string{"rare"}, drop: 12})
-	recs := Advise(build(runs))
+	recs := advise(build(runs))
 	var edge *Recommendation
 	for i := range recs {
 		if recs[i].Rule == "edge-cases" {
@@ -181,7 +181,7 @@ func TestSeverityMismatchesAreAligned(t *testing.T) {
 		dt := comparator.SeverityMismatch
 		cs[i].DisagreementType = &dt
 	}
-	recs := Advise(cs, aggregate.Compute(cs, aggregate.DefaultOptions()))
+	recs := advise(cs, aggregate.Compute(cs, aggregate.DefaultOptions()))
 	for _, r := range recs {
 		if r.Rule == "severity" {
 			if len(r.Addresses) != 3 || r.ExpectedImpact.GainPoints != 0 {
@@ -208,4 +208,10 @@ func TestRuleTableNamesEachRuleOnceInRankOrderOfItsTests(t *testing.T) {
 			t.Errorf("tested rule %s fires after an untested one", rs[i].Name)
 		}
 	}
+}
+
+// advise is Advise for the builtin inspector on both sides, the phrasing
+// the tests below were written for.
+func advise(cs []comparator.Comparison, st aggregate.Stats) []Recommendation {
+	return Advise(Input{Comparisons: cs, Stats: st, LightSpec: "builtin", DeepSpec: "builtin"})
 }

@@ -142,7 +142,7 @@ func TestLeniencyRuleFiresOnlyOnASignificantSplit(t *testing.T) {
 			}
 			n := b + c + 400
 			cs, st := compareJudged(splitRuns(n, b, c))
-			rec := findRule(Advise(cs, st), "leniency")
+			rec := findRule(advise(cs, st), "leniency")
 			want := m.P < Alpha
 			if (rec != nil) != want {
 				t.Errorf("b=%d c=%d (p=%.3g): fired %v, want %v", b, c, m.P, rec != nil, want)
@@ -197,7 +197,7 @@ func TestLeniencyRuleNamesDeepsCriteriaFromSummaries(t *testing.T) {
 		}
 	}
 	cs, st := compareJudged(rs)
-	rec := findRule(Advise(cs, st), "leniency")
+	rec := findRule(advise(cs, st), "leniency")
 	if rec == nil {
 		t.Fatal("leniency did not fire on 40 against 10")
 	}
@@ -253,7 +253,7 @@ func TestThresholdRuleMatchesReference(t *testing.T) {
 				t.Errorf("FitCuts = %+v, %d, %v; reference %v/%v with %d matches", c, m, ok, tc.FailBelow, tc.PassAt, tc.FittedMatches)
 			}
 			cs, st := compareJudged(rs)
-			rec := findRule(Advise(cs, st), "threshold")
+			rec := findRule(advise(cs, st), "threshold")
 			if (rec != nil) != tc.Fires {
 				t.Fatalf("fired %v, reference %v", rec != nil, tc.Fires)
 			}
@@ -321,7 +321,7 @@ func TestThresholdImpactHoldsOnFreshRuns(t *testing.T) {
 		r := rand.New(rand.NewPCG(uint64(s), 7))
 		train := gen(r, 300, fmt.Sprintf("t%d", s))
 		cs, st := compareJudged(train)
-		rec := findRule(Advise(cs, st), "threshold")
+		rec := findRule(advise(cs, st), "threshold")
 		if rec == nil {
 			continue
 		}
@@ -393,7 +393,7 @@ func TestWeakSystemRule(t *testing.T) {
 	}
 	// gamma: 20 of 40 agree; alpha and beta: 76 of 80 each.
 	cs, st := compareJudged(build(map[string][2]int{"alpha": {80, 4}, "beta": {80, 4}, "gamma": {40, 20}}))
-	recs := Advise(cs, st)
+	recs := advise(cs, st)
 	var weak []Recommendation
 	for _, r := range recs {
 		if r.Rule == "weak-system" {
@@ -423,12 +423,12 @@ func TestWeakSystemRule(t *testing.T) {
 			t.Fatalf("test data: gamma's simultaneous interval %v lies below 95%%", s.Simultaneous)
 		}
 	}
-	if r := findRule(Advise(cs, st), "weak-system"); r != nil {
+	if r := findRule(advise(cs, st), "weak-system"); r != nil {
 		t.Errorf("fired on a difference within chance: %+v", r)
 	}
 	// One system: nothing to compare with.
 	cs, st = compareJudged(build(map[string][2]int{"gamma": {40, 20}}))
-	if r := findRule(Advise(cs, st), "weak-system"); r != nil {
+	if r := findRule(advise(cs, st), "weak-system"); r != nil {
 		t.Errorf("fired with one system: %+v", r)
 	}
 }
@@ -437,7 +437,7 @@ func TestWeakSystemRule(t *testing.T) {
 // keep light's criteria.
 func TestEdgeCasesGiveWayToATestedFinding(t *testing.T) {
 	cs, st := compareJudged(splitRuns(1000, 60, 20)) // 92% agreement, p < 0.05
-	recs := Advise(cs, st)
+	recs := advise(cs, st)
 	if findRule(recs, "leniency") == nil {
 		t.Fatal("leniency did not fire")
 	}
@@ -445,7 +445,7 @@ func TestEdgeCasesGiveWayToATestedFinding(t *testing.T) {
 		t.Errorf("edge-cases beside a significant leniency: %+v", r)
 	}
 	cs, st = compareJudged(splitRuns(1000, 20, 20)) // 96%, balanced
-	recs = Advise(cs, st)
+	recs = advise(cs, st)
 	if findRule(recs, "edge-cases") == nil || findRule(recs, "leniency") != nil {
 		t.Errorf("balanced split at 96%%: want edge-cases alone, got %+v", recs)
 	}
@@ -489,7 +489,7 @@ func TestTestedRulesStayQuietUnderTheNull(t *testing.T) {
 				light: lv, deep: dv, lightRF: lx, lightTE: lx, deepScore: dx}
 		}
 		cs, st := compareJudged(rs)
-		for _, rec := range Advise(cs, st) {
+		for _, rec := range advise(cs, st) {
 			if rec.Test != nil {
 				fires[rec.Rule]++
 			}

@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -37,15 +38,32 @@ type Facts struct {
 	// order; Disagreeing every run with a disagreement type.
 	TypeRuns    map[comparator.DisagreementType][]string
 	Disagreeing []string
+	// Light and Deep are the sides' inspectors, for phrasing a change.
+	Light, Deep side
+	// Direction is which way light errs (direction.go).
+	Direction Direction
+	// Above and Below list the runs whose light verdict is above (below)
+	// deep's on the order fail < partial < pass.
+	Above, Below []string
 
 	// fired lists the names of the rules that fired so far, in table order.
 	fired []Rule
 }
 
-func newFacts(cs []comparator.Comparison, st aggregate.Stats) *Facts {
+func newFacts(in Input) *Facts {
+	cs, st := in.Comparisons, in.Stats
 	f := &Facts{Comparisons: cs, Stats: st, N: len(cs), Split: map[string]bool{},
-		TypeRuns: map[comparator.DisagreementType][]string{}}
+		TypeRuns:  map[comparator.DisagreementType][]string{},
+		Light:     side{SourceOf(in.LightSpec), in.LightSpec},
+		Deep:      side{SourceOf(in.DeepSpec), in.DeepSpec},
+		Direction: directionOf(cs, st)}
 	for _, c := range cs {
+		switch l, d := verdictOrder[c.LightVerdict], verdictOrder[c.DeepVerdict]; {
+		case l > d:
+			f.Above = append(f.Above, c.RunID)
+		case l < d:
+			f.Below = append(f.Below, c.RunID)
+		}
 		if c.VerdictMatch {
 			f.Matches++
 		} else {
@@ -62,6 +80,9 @@ func newFacts(cs []comparator.Comparison, st aggregate.Stats) *Facts {
 	f.LightOnly = flagRuns(cs, func(c comparator.Comparison) []string { return c.FlagOverlap.LightOnly })
 	return f
 }
+
+// verdictOrder places the verdicts on fail < partial < pass.
+var verdictOrder = map[string]int{runner.VerdictFail: 0, runner.VerdictPartial: 1, runner.VerdictPass: 2}
 
 // Fired reports whether the rule named name fired before the current one
 // (rules fire in table order).

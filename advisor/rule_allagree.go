@@ -11,6 +11,7 @@ var allAgreeRule = Rule{Name: "all-agree", Rank: RankAllAgree, Fire: func(f *Fac
 		Rule:           "all-agree",
 		Target:         "calibration sample",
 		Rationale:      fmt.Sprintf("light and deep agree on all %d runs: the sample may be too easy to tell them apart", f.N),
-		ProposedChange: "add adversarial and edge-case runs (planted defects, truncated logs, placeholder outputs) to strengthen the calibration",
+		ProposedChange: f.Light.harderRuns(),
+		ExpectedImpact: sampleImpact(f),
 	}}
 }}

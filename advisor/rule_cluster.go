@@ -4,7 +4,7 @@ import "fmt"
 
 // clusterRule: a flag that deep finds and light misses in at least
 // ClusterMin runs is a clustered failure mode, the priority target: add a
-// light check for it.
+// light check for it, phrased for light's kind of inspector.
 var clusterRule = Rule{Name: "cluster", Rank: RankCluster, Fire: func(f *Facts) []Recommendation {
 	var out []Recommendation
 	for _, flag := range sortedKeys(f.DeepOnly) {
@@ -16,7 +16,7 @@ var clusterRule = Rule{Name: "cluster", Rank: RankCluster, Fire: func(f *Facts) 
 			Rule:           "cluster",
 			Target:         "light check for " + flag,
 			Rationale:      fmt.Sprintf("deep raised %q on %d runs where light did not (%s): disagreements cluster around this failure mode, the priority improvement target", flag, len(runs), list(runs)),
-			ProposedChange: fmt.Sprintf("add a structural light check that detects %q (the condition deep's evidence points to), so light flags it and lowers its scores accordingly", flag),
+			ProposedChange: f.Light.catchFlag(flag),
 			Addresses:      runs,
 		})
 	}

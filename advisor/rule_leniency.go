@@ -13,7 +13,7 @@ import (
 // (lenImbalance). Beside a threshold recommendation it says why; the cuts
 // are the fix.
 var leniencyRule = Rule{Name: "leniency", Rank: RankTested, Fire: func(f *Facts) []Recommendation {
-	r, ok := leniencyFinding(f.Comparisons, f.Stats.Leniency)
+	r, ok := leniencyFinding(f.Comparisons, f.Stats.Leniency, f.Light)
 	if !ok {
 		return nil
 	}
@@ -34,7 +34,7 @@ var leniencyRule = Rule{Name: "leniency", Rank: RankTested, Fire: func(f *Facts)
 // (DistinctiveTerms): the criteria the lenient side lacks. Its impact is
 // the imbalance resolved: the agreement if light erred as often one way as
 // the other (BasisImbalance).
-func leniencyFinding(cs []comparator.Comparison, l aggregate.Leniency) (Recommendation, bool) {
+func leniencyFinding(cs []comparator.Comparison, l aggregate.Leniency, light side) (Recommendation, bool) {
 	// The rule's own level, not aggregate's Significant (which has its
 	// own): it fires where it says it does.
 	if l.McNemarP == nil || *l.McNemarP >= Alpha || l.LightPassRate == nil || l.DeepPassRate == nil {
@@ -70,7 +70,7 @@ func leniencyFinding(cs []comparator.Comparison, l aggregate.Leniency) (Recommen
 		r.Target = "light's pass bar (too lenient)"
 		r.Rationale = fmt.Sprintf("light passes %d runs deep does not pass and misses %d deep passes (exact McNemar p = %.2g): light overstates the pass rate by %.2f points (%.2f%% against deep's %.2f%%)",
 			l.LightPassDeepNot, l.DeepPassLightNot, p, gap, *l.LightPassRate, *l.DeepPassRate)
-		r.ProposedChange = "raise light's bar for a pass: pass a run only when it meets the criteria deep applies"
+		r.ProposedChange = light.passBar(true)
 		if len(terms) > 0 {
 			r.ProposedChange += "; on these runs deep's summaries name what light's do not: " + termList(terms, len(runs), "light's")
 		}
@@ -78,7 +78,7 @@ func leniencyFinding(cs []comparator.Comparison, l aggregate.Leniency) (Recommen
 		r.Target = "light's pass bar (too strict)"
 		r.Rationale = fmt.Sprintf("light fails or marks partial %d runs deep passes and passes %d deep does not (exact McNemar p = %.2g): light understates the pass rate by %.2f points (%.2f%% against deep's %.2f%%)",
 			l.DeepPassLightNot, l.LightPassDeepNot, p, -gap, *l.LightPassRate, *l.DeepPassRate)
-		r.ProposedChange = "lower light's bar for a pass: drop or relax the light criteria deep does not hold runs to"
+		r.ProposedChange = light.passBar(false)
 		if len(terms) > 0 {
 			r.ProposedChange += "; on these runs light's summaries name what deep's do not: " + termList(terms, len(runs), "deep's")
 		}

@@ -35,16 +35,16 @@ func typeRecommendation(t comparator.DisagreementType, f *Facts) Recommendation 
 	switch t {
 	case comparator.VerdictSplit:
 		r.Target = "light verdict thresholds"
-		r.ProposedChange = "light and deep reach different verdicts: review the light checks that set the scores near the 40 and 70 verdict thresholds on these runs, and add the checks deep used to decide"
+		r.ProposedChange = "light and deep reach different verdicts: " + f.Light.reviewSplits()
 	case comparator.FalseNegative:
 		r.Target = "light coverage"
-		r.ProposedChange = "light misses what deep finds (" + list(sortedKeys(f.DeepOnly)) + "): add light checks for these flags"
+		r.ProposedChange = "light misses what deep finds: " + f.Light.stricter("the flags "+list(sortedKeys(f.DeepOnly)))
 	case comparator.SeverityMismatch:
 		r.Target = "light flag severities"
 		r.ProposedChange = "align light's severity criteria with deep's"
 	case comparator.FalsePositive:
 		r.Target = "light criteria that trigger false positives"
-		r.ProposedChange = "light raises flags deep does not (" + list(sortedKeys(f.LightOnly)) + "): relax or drop these criteria"
+		r.ProposedChange = "light raises flags deep does not: " + f.Light.looser("the criteria behind the flags "+list(sortedKeys(f.LightOnly))) + ", or drop them"
 	}
 	return r
 }

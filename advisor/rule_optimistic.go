@@ -1,18 +1,20 @@
 package advisor
 
-import (
-	"fmt"
+import "github.com/evalcal/evalcal/statistician/aggregate"
 
-	"github.com/evalcal/evalcal/statistician/aggregate"
-)
-
-// optimisticRule: light scores higher than deep (aggregate.Optimistic):
-// add the structural checks that catch what deep finds, naming the
-// deep-only flags that recur.
+// optimisticRule: light scores higher than deep (aggregate.Optimistic).
+// Where light's verdicts err the same way or neither way, make light
+// catch what deep finds, naming the deep-only flags that recur, and
+// address the runs with deep-only flags (without flags: the runs light
+// rates above deep). Where its verdicts are strict (Direction.Conflict),
+// the gap is one of scale (scaleRecommendation).
 var optimisticRule = Rule{Name: "optimistic", Rank: RankBias, Fire: func(f *Facts) []Recommendation {
 	st := f.Stats
 	if st.BiasDirection != aggregate.Optimistic {
 		return nil
+	}
+	if f.Direction.Conflict() {
+		return []Recommendation{scaleRecommendation("optimistic", f)}
 	}
 	var recurring, runs []string
 	for _, flag := range sortedKeys(f.DeepOnly) {
@@ -21,16 +23,18 @@ var optimisticRule = Rule{Name: "optimistic", Rank: RankBias, Fire: func(f *Fact
 		}
 		runs = append(runs, f.DeepOnly[flag]...)
 	}
+	if len(f.DeepOnly) == 0 {
+		runs = f.Above
+	}
 	what := "the issues deep finds"
 	if len(recurring) > 0 {
 		what = "the deep-only flags " + list(recurring)
 	}
 	return []Recommendation{{
-		Rule:   "optimistic",
-		Target: "light structural checks",
-		Rationale: fmt.Sprintf("light is optimistic: deep scores are lower by %.1f (runtime fidelity) and %.1f (task effectiveness) points on average",
-			-st.MeanScoreDelta.RuntimeFidelity.Mean, -st.MeanScoreDelta.TaskEffectiveness.Mean),
-		ProposedChange: "add structural checks to the light eval that catch " + what + ", and lower light's score caps where those checks fail" + scaleOffset(f.Comparisons),
+		Rule:           "optimistic",
+		Target:         "light structural checks",
+		Rationale:      f.Direction.ScoreWords(st.MeanScoreDelta.RuntimeFidelity.Mean, st.MeanScoreDelta.TaskEffectiveness.Mean),
+		ProposedChange: f.Light.stricter(what) + scaleOffset(f.Direction),
 		Addresses:      dedupe(runs),
 	}}
 }}

@@ -12,10 +12,14 @@ import (
 // thresholdRule: a cross-validated recalibration of light's verdict cuts
 // on its score (recalibration).
 var thresholdRule = Rule{Name: "threshold", Rank: RankTested, Fire: func(f *Facts) []Recommendation {
-	if r, ok := recalibration(f.Comparisons); ok {
-		return []Recommendation{r}
+	r, ok := recalibration(f.Comparisons)
+	if !ok {
+		return nil
 	}
-	return nil
+	if f.Light.src == SourceImported || f.Light.src == SourceJudge {
+		r.ProposedChange = f.Light.cutsChange(*r.Cuts, r.ProposedChange)
+	}
+	return []Recommendation{r}
 }}
 
 // recalibration proposes new verdict cuts on light's score (Cuts, fitted

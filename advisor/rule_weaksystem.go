@@ -13,7 +13,7 @@ import (
 // weakSystemRule: a system whose simultaneous agreement interval lies
 // below the other systems' agreement (weakSystemRules).
 var weakSystemRule = Rule{Name: "weak-system", Rank: RankTested, Fire: func(f *Facts) []Recommendation {
-	return weakSystemRules(f.Comparisons, f.Stats.AgreementBySystem, f.N, f.Matches)
+	return weakSystemRules(f.Comparisons, f.Stats.AgreementBySystem, f.N, f.Matches, f.Light)
 }}
 
 // weakSystemRules flags each system whose agreement is below the rest's
@@ -26,7 +26,7 @@ var weakSystemRule = Rule{Name: "weak-system", Rank: RankTested, Fire: func(f *F
 // whose verdicts agree. Its impact is that system's runs agreeing as often
 // as the others' (BasisRestRate); it lists the system's disagreeing runs
 // to look at.
-func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgreement, total, matches int) []Recommendation {
+func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgreement, total, matches int, light side) []Recommendation {
 	if len(systems) < 2 {
 		return nil
 	}
@@ -62,7 +62,7 @@ func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgree
 			Target: "light on system " + s.System,
 			Rationale: fmt.Sprintf("light agrees with deep on %d of %d runs of %s (%.2f%%, simultaneous 95%% interval [%.2f, %.2f] over %d systems) against %.2f%% [%.2f, %.2f] on the other systems' %d runs",
 				s.Matches, s.N, s.System, s.Percent, s.Simultaneous.Lower, s.Simultaneous.Upper, len(systems), rest, 100*restIV.Lower, 100*restIV.Upper, restN),
-			ProposedChange: fmt.Sprintf("look at the %d disagreeing runs of %s (%s) for what light misreads there, and give that system's runs the checks or rubric they need; until then do not gate %s on light", len(runs), s.System, list(runs), s.System),
+			ProposedChange: fmt.Sprintf("look at the %d disagreeing runs of %s (%s) for what light misreads there, and give that system's runs %s; until then do not gate %s on light", len(runs), s.System, list(runs), light.systemFix(), s.System),
 			Test: &Test{
 				Name:   fmt.Sprintf("Bonferroni-simultaneous Wilson 95%% intervals over %d systems: the system's lies below the other systems'", len(systems)),
 				Detail: fmt.Sprintf("[%.2f, %.2f] below [%.2f, %.2f]", s.Simultaneous.Lower, s.Simultaneous.Upper, 100*restIV.Lower, 100*restIV.Upper),

@@ -62,7 +62,8 @@ func Fill(rep *report.Report, data Data) {
 	rep.Failures = nonNil(data.Failures)
 	rep.Partial = len(data.Failures) > 0
 	rep.Cost = withPerRun(data.Cost)
-	rep.Recommendations = advisor.Advise(data.Comparisons, st)
+	rep.Recommendations = advisor.Advise(advisor.Input{Comparisons: data.Comparisons, Stats: st,
+		LightSpec: rep.Inputs.Light.Spec, DeepSpec: rep.Inputs.Deep.Spec})
 	rep.Warnings = append([]string{}, st.Warnings...)
 	if rep.Partial {
 		failed := map[string]bool{}

@@ -101,7 +101,7 @@ func buildReport(runs []fixtureRun) *Report {
 		Comparisons:           cs,
 		Failures:              []runner.Failure{{RunID: "20250101-100000-ddd001", Depth: "deep", Attempts: 2, Reason: "timeout after 10m0s | exit status 1"}},
 		Partial:               true,
-		Recommendations:       advisor.Advise(cs, st),
+		Recommendations:       advisor.Advise(advisor.Input{Comparisons: cs, Stats: st}),
 		Warnings:              append(st.Warnings, "1 inspection failed; statistics cover 14 of 15 sampled runs"),
 	}
 }

@@ -335,6 +335,9 @@ func recommendationSection(r *Report) section {
 		items = append(items, item+")."+testClause(rec.Test))
 	}
 	s.Blocks = append(s.Blocks, block{Items: items})
+	if note := advisor.RankingNote(recs); note != "" {
+		s.Blocks = append(s.Blocks, block{Text: note})
+	}
 	return s
 }
 
