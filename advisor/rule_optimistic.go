@@ -30,9 +30,13 @@ var optimisticRule = Rule{Name: "optimistic", Rank: RankBias, Fire: func(f *Fact
 	if len(recurring) > 0 {
 		what = "the deep-only flags " + list(recurring)
 	}
+	target := "what light catches"
+	if f.Light.src == SourceBuiltin {
+		target = "light structural checks"
+	}
 	return []Recommendation{{
 		Rule:           "optimistic",
-		Target:         "light structural checks",
+		Target:         target,
 		Rationale:      f.Direction.ScoreWords(st.MeanScoreDelta.RuntimeFidelity.Mean, st.MeanScoreDelta.TaskEffectiveness.Mean),
 		ProposedChange: f.Light.stricter(what) + scaleOffset(f.Direction),
 		Addresses:      dedupe(runs),
