@@ -124,3 +124,14 @@ func (f *Facts) resolved(runs []string) Impact {
 	im.GainPoints = im.AgreementPercent - im.CurrentPercent
 	return im
 }
+
+// unchanged is the impact of a change that resolves no verdict: the
+// agreement stays where it is, for the reason basis gives.
+func (f *Facts) unchanged(basis string) Impact {
+	im := Impact{N: f.N, Basis: basis}
+	if f.N > 0 {
+		im.CurrentPercent = 100 * float64(f.Matches) / float64(f.N)
+		im.AgreementPercent = im.CurrentPercent
+	}
+	return im
+}

@@ -12,6 +12,6 @@ var allAgreeRule = Rule{Name: "all-agree", Rank: RankAllAgree, Fire: func(f *Fac
 		Target:         "calibration sample",
 		Rationale:      fmt.Sprintf("light and deep agree on all %d runs: the sample may be too easy to tell them apart", f.N),
 		ProposedChange: f.Light.harderRuns(),
-		ExpectedImpact: sampleImpact(f),
+		ExpectedImpact: f.unchanged(BasisSample),
 	}}
 }}

@@ -53,11 +53,6 @@ func scaleRecommendation(rule string, f *Facts) Recommendation {
 	if d.hasOffset() {
 		change = fmt.Sprintf("rescale light's scores (deep differs by %+.1f points on the runs whose verdicts agree) or compare verdicts rather than raw scores", d.Offset)
 	}
-	im := Impact{N: f.N, Basis: BasisScale}
-	if f.N > 0 {
-		im.CurrentPercent = 100 * float64(f.Matches) / float64(f.N)
-		im.AgreementPercent = im.CurrentPercent
-	}
 	return Recommendation{
 		Rule:   rule,
 		Target: "light's score scale",
@@ -65,7 +60,7 @@ func scaleRecommendation(rule string, f *Facts) Recommendation {
 			d.ScoreWords(st.MeanScoreDelta.RuntimeFidelity.Mean, st.MeanScoreDelta.TaskEffectiveness.Mean), d.VerdictWords(),
 			l.LightPassDeepNot, l.DeepPassLightNot, d.Why()),
 		ProposedChange: change + "; do not change light's criteria for the score gap, which runs against its verdict errors",
-		ExpectedImpact: im,
+		ExpectedImpact: f.unchanged(BasisScale),
 	}
 }
 

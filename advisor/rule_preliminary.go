@@ -13,17 +13,6 @@ var preliminaryRule = Rule{Name: "preliminary", Rank: RankPreliminary, Fire: fun
 		Target:         "calibration sample",
 		Rationale:      fmt.Sprintf("only %d runs: results are preliminary", f.N),
 		ProposedChange: "calibrate on at least 10 runs (20 for high confidence) from several systems before gating on the light eval",
-		ExpectedImpact: sampleImpact(f),
+		ExpectedImpact: f.unchanged(BasisSample),
 	}}
 }}
-
-// sampleImpact is the impact of a change to the calibration sample: no
-// verdict changes (BasisSample).
-func sampleImpact(f *Facts) Impact {
-	im := Impact{N: f.N, Basis: BasisSample}
-	if f.N > 0 {
-		im.CurrentPercent = 100 * float64(f.Matches) / float64(f.N)
-		im.AgreementPercent = im.CurrentPercent
-	}
-	return im
-}
