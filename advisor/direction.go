@@ -24,8 +24,8 @@ type Direction struct {
 	OffsetRuns int
 }
 
-// directionOf reads the direction from the comparisons and statistics.
-func directionOf(cs []comparator.Comparison, st aggregate.Stats) Direction {
+// DirectionOf reads the direction from the comparisons and statistics.
+func DirectionOf(cs []comparator.Comparison, st aggregate.Stats) Direction {
 	d := Direction{Verdict: st.Leniency.Direction, Score: st.BiasDirection}
 	if d.Verdict != aggregate.Lenient && d.Verdict != aggregate.Strict {
 		d.Verdict = ""

@@ -98,7 +98,7 @@ func TestRankingNoteSaysWhichImpactsAreTested(t *testing.T) {
 		{Priority: 4, ExpectedImpact: Impact{Basis: BasisSample}},
 	}
 	got := RankingNote(recs)
-	if !strings.Contains(got, "priorities 1, 2 are tested estimates") || !strings.Contains(got, "priority 3 is upper bounds") {
+	if !strings.Contains(got, "priorities 1, 2 carry tested estimates") || !strings.Contains(got, "priority 3 carries an upper bound") {
 		t.Errorf("note = %q", got)
 	}
 	if RankingNote(recs[2:]) != "" || RankingNote(recs[:2]) != "" {

@@ -56,7 +56,7 @@ func newFacts(in Input) *Facts {
 		TypeRuns:  map[comparator.DisagreementType][]string{},
 		Light:     side{SourceOf(in.LightSpec), in.LightSpec},
 		Deep:      side{SourceOf(in.DeepSpec), in.DeepSpec},
-		Direction: directionOf(cs, st)}
+		Direction: DirectionOf(cs, st)}
 	for _, c := range cs {
 		switch l, d := verdictOrder[c.LightVerdict], verdictOrder[c.DeepVerdict]; {
 		case l > d:

@@ -44,16 +44,17 @@ func RankingNote(recs []Recommendation) string {
 	if len(tested) == 0 || len(bounds) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Expected impacts of two kinds: %s tested estimates (measured on held-out runs or counts); %s upper bounds (as if every addressed disagreement were resolved), ranked after the tested ones and not comparable with them figure for figure.",
-		priorities(tested), priorities(bounds))
+	return fmt.Sprintf("Expected impacts of two kinds: %s (measured on held-out runs or counts); %s (as if every addressed disagreement were resolved), ranked after the tested ones and not comparable with them figure for figure.",
+		carry(tested, "a tested estimate", "tested estimates"), carry(bounds, "an upper bound", "upper bounds"))
 }
 
-// priorities writes "priority 1 is" or "priorities 3, 4 are".
-func priorities(ps []string) string {
+// carry writes "priority 1 carries an upper bound" or "priorities 3, 4
+// carry upper bounds".
+func carry(ps []string, one, many string) string {
 	if len(ps) == 1 {
-		return "priority " + ps[0] + " is"
+		return "priority " + ps[0] + " carries " + one
 	}
-	return "priorities " + strings.Join(ps, ", ") + " are"
+	return "priorities " + strings.Join(ps, ", ") + " carry " + many
 }
 
 // Test is the significance test a rule passed before it fired.

@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/report"
 )
 
 // Opposite verdict-level words: advice that says the other way than the
@@ -98,4 +101,20 @@ func adviceText(text string) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// A recommendations section that ranks tested estimates beside upper
+// bounds says which priorities are which (advisor.RankingNote).
+func TestRecommendationsSectionLabelsTestedAndUpperBoundImpacts(t *testing.T) {
+	r := &report.Report{SchemaVersion: report.SchemaVersion, Recommendations: []advisor.Recommendation{
+		{Priority: 1, Rule: "threshold", Target: "cuts", ExpectedImpact: advisor.Impact{CurrentPercent: 70, AgreementPercent: 80, GainPoints: 10, Basis: advisor.BasisCrossValidated}},
+		{Priority: 2, Rule: "cluster", Target: "check", ExpectedImpact: advisor.Impact{CurrentPercent: 70, AgreementPercent: 100, GainPoints: 30, Basis: advisor.BasisResolved}},
+	}}
+	b, err := report.Markdown(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "priority 1 carries a tested estimate"; !strings.Contains(string(b), want) || !strings.Contains(string(b), "priority 2 carries an upper bound") {
+		t.Errorf("the recommendations do not say which impacts are tested:\n%s", b)
+	}
 }
