@@ -100,6 +100,9 @@ type design struct {
 	// was not given and a uniform random subset is assumed.
 	pi      map[string]float64
 	assumed bool
+	// unrecorded counts the labelled runs of a deep source that records
+	// inclusion probabilities for some of its runs but not these.
+	unrecorded int
 }
 
 // design decides the deep subset over the sampled runs.
@@ -115,32 +118,23 @@ func (s Subset) design(runs []sampler.Run, deep runner.Inspector) design {
 		}
 		if len(in) < len(runs) {
 			d.policy, d.deepRuns, d.target = PolicyGiven, in, float64(len(in))
+			// Every labelled run's recorded pi is used; a run not labelled
+			// needs none (the estimators read the labelled runs' pi only).
 			d.pi = map[string]float64{}
-			given := true
 			for id := range in {
-				p, ok := cov.InclusionProbability(id)
-				if !ok || !(p > 0 && p <= 1) {
-					given = false
-					break
+				if p, ok := cov.InclusionProbability(id); ok && p > 0 && p <= 1 {
+					d.pi[id] = p
 				}
-				d.pi[id] = p
 			}
-			if !given {
-				// The probability of the runs not labelled is unknown too: a
-				// uniform random subset is assumed for every run.
-				d.pi = map[string]float64{}
+			d.unrecorded = len(in) - len(d.pi)
+			if len(d.pi) == 0 {
+				// Nothing recorded: a uniform random subset is assumed for
+				// every run.
+				d.unrecorded = 0
 				for _, r := range runs {
 					d.pi[r.ID] = float64(len(in)) / float64(len(runs))
 				}
 				d.assumed = s.Chosen != "random"
-			} else {
-				for _, r := range runs {
-					if _, ok := d.pi[r.ID]; !ok {
-						// A run not labelled keeps no probability of its own; the
-						// estimators only need the labelled runs' pi.
-						d.pi[r.ID] = math.NaN()
-					}
-				}
 			}
 			return d
 		}
@@ -350,6 +344,8 @@ func (d *design) inputs() *report.SubsetInputs {
 			in.HowChosen = "the runs the deep source covers; how they were chosen was not said, so a uniform random subset is ASSUMED: if it was not random, the estimates may be biased"
 		case d.subset.Chosen == "random":
 			in.HowChosen = "the runs the deep source covers, chosen at random (--deep-subset random)"
+		case d.unrecorded > 0:
+			in.HowChosen = fmt.Sprintf("the runs the deep source covers, with the inclusion probabilities it records; %d labelled runs record none, so no estimate that needs them is given", d.unrecorded)
 		default:
 			in.HowChosen = "the runs the deep source covers, with the inclusion probabilities it records"
 		}

@@ -30,7 +30,12 @@ const (
 // with s_Y^2 the sample variance of the deep labels (n-1 denominator;
 // for IPW its inverse-probability-weighted version): "the light
 // inspections are worth EffectiveN deep inspections". It is n for the
-// classical estimates.
+// classical estimates. For an estimate whose Target is TargetRuns (N runs)
+// the classical variance has the finite-population factor, and
+//
+//	EffectiveN = s_Y^2 / (SE^2 + s_Y^2/N)
+//
+// the m with (1 - m/N) s_Y^2/m = SE^2, at most N.
 //
 // When the estimate is not defined, Reason says why and the numbers are
 // zero; when only the interval is not defined (zero estimated variance),
@@ -46,7 +51,11 @@ type Estimate struct {
 	NUnlabelled int      `yaml:"n_unlabelled" json:"n_unlabelled"`
 	Lambda      *float64 `yaml:"lambda,omitempty" json:"lambda,omitempty"`
 	EffectiveN  float64  `yaml:"effective_n" json:"effective_n"`
-	Reason      string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// Target says what the interval is for: TargetRuns (the finite set of
+	// runs at hand; finite-population corrected) or TargetProcess (the
+	// process producing them); "" is TargetProcess.
+	Target string `yaml:"target,omitempty" json:"target,omitempty"`
+	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // ClampTo returns e with Value and the interval bounds clamped to
@@ -162,10 +171,12 @@ func sampleCovariance(x, y []float64) float64 {
 // normalInterval fills e's SE, CI and EffectiveN from the variance of its
 // value and the classical variance s_Y^2 (per label), or sets the
 // interval-undefined Reason when the variance is zero or not finite.
-func normalInterval(e *Estimate, variance, labelVariance, z float64) {
+// nRuns > 0 is the size of the finite set of runs when e's target is
+// TargetRuns (EffectiveN then uses finiteEffectiveN), 0 otherwise.
+func normalInterval(e *Estimate, variance, labelVariance, z float64, nRuns int) {
 	if math.IsNaN(e.Value) || math.IsInf(e.Value, 0) {
 		*e = Estimate{Method: e.Method, Level: e.Level, NLabelled: e.NLabelled, NUnlabelled: e.NUnlabelled,
-			Reason: "undefined: values overflow floating point"}
+			Target: e.Target, Reason: "undefined: values overflow floating point"}
 		return
 	}
 	if !(variance > 0) || math.IsInf(variance, 0) {
@@ -174,7 +185,11 @@ func normalInterval(e *Estimate, variance, labelVariance, z float64) {
 	}
 	e.SE = math.Sqrt(variance)
 	e.CI = Interval{Lower: e.Value - z*e.SE, Upper: e.Value + z*e.SE}
-	if ess := labelVariance / variance; ess >= 0 && !math.IsInf(ess, 0) {
+	ess := labelVariance / variance
+	if nRuns > 0 {
+		ess = finiteEffectiveN(labelVariance, variance, nRuns)
+	}
+	if ess >= 0 && !math.IsInf(ess, 0) {
 		e.EffectiveN = ess
 	}
 }

@@ -3,8 +3,10 @@ package statistician
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -26,6 +28,23 @@ type estimateRefs struct {
 		Lambda, Value, SE, Lower, Upper, EffN refValue
 		EffectiveN                            refValue `json:"effective_n"`
 	} `json:"ppi"`
+	PPIRuns []struct {
+		Name                                  string
+		Y                                     []float64 `json:"y"`
+		FLabelled                             []float64 `json:"f_labelled"`
+		FUnlabelled                           []float64 `json:"f_unlabelled"`
+		Level                                 float64
+		Lambda, Value, SE, Lower, Upper, EffN refValue
+		EffectiveN                            refValue `json:"effective_n"`
+	} `json:"ppi_runs"`
+	ClassicalRuns []struct {
+		Name                    string
+		Y                       []float64
+		Runs                    int
+		Level                   float64
+		Rate                    bool
+		Value, SE, Lower, Upper refValue
+	} `json:"classical_runs"`
 	IPW []struct {
 		Name                            string
 		F, Y, Pi                        []float64
@@ -132,6 +151,55 @@ func TestPPIMeanMatchesNumpyReference(t *testing.T) {
 	}
 }
 
+func TestPPIMeanOfRunsMatchesNumpyReference(t *testing.T) {
+	cases := estRefs(t).PPIRuns
+	if len(cases) < 5 {
+		t.Fatalf("only %d PPI reference cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			e := PPIMeanOfRuns(c.Y, c.FLabelled, c.FUnlabelled, c.Level)
+			if e.Reason != "" || e.Lambda == nil || e.Target != TargetRuns {
+				t.Fatalf("PPIMeanOfRuns: %+v", e)
+			}
+			checkClose(t, "lambda", *e.Lambda, c.Lambda, estTol)
+			checkClose(t, "value", e.Value, c.Value, estTol)
+			checkClose(t, "SE", e.SE, c.SE, estTol)
+			checkClose(t, "lower", e.CI.Lower, c.Lower, estTol)
+			checkClose(t, "upper", e.CI.Upper, c.Upper, estTol)
+			checkClose(t, "effective n", e.EffectiveN, c.EffectiveN, 1e-9*c.EffectiveN.Value)
+		})
+	}
+}
+
+func TestClassicalOfRunsMatchesScipyReference(t *testing.T) {
+	cases := estRefs(t).ClassicalRuns
+	if len(cases) < 6 {
+		t.Fatalf("only %d classical reference cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			e := ClassicalMeanOfRuns(c.Y, c.Runs, c.Level)
+			if c.Rate {
+				e = ClassicalRateOfRuns(c.Y, c.Runs, c.Level)
+			}
+			if e.Reason != "" || e.Target != TargetRuns || e.EffectiveN != float64(len(c.Y)) {
+				t.Fatalf("classical of runs: %+v", e)
+			}
+			checkClose(t, "value", e.Value, c.Value, estTol)
+			checkClose(t, "SE", e.SE, c.SE, estTol)
+			// The t quantile (tQuantile, an inverted incomplete beta) is
+			// good to about 1e-9 relative (scipy's to 1e-15).
+			tol := estTol
+			if !c.Rate {
+				tol = 1e-8
+			}
+			checkClose(t, "lower", e.CI.Lower, c.Lower, tol)
+			checkClose(t, "upper", e.CI.Upper, c.Upper, tol)
+		})
+	}
+}
+
 func TestIPWMeanMatchesNumpyReference(t *testing.T) {
 	cases := estRefs(t).IPW
 	if len(cases) < 4 {
@@ -149,6 +217,17 @@ func TestIPWMeanMatchesNumpyReference(t *testing.T) {
 			checkClose(t, "lower", e.CI.Lower, c.Lower, estTol)
 			checkClose(t, "upper", e.CI.Upper, c.Upper, estTol)
 			checkClose(t, "effective n", e.EffectiveN, c.EffectiveN, 1e-9*c.EffectiveN.Value)
+			// An unlabelled run's pi is never read (issue 20: saved labels
+			// record it on the labelled runs only).
+			pi := slices.Clone(c.Pi)
+			for i, l := range c.Labelled {
+				if !l {
+					pi[i] = math.NaN()
+				}
+			}
+			if u := IPWMean(c.F, c.Y, pi, c.Labelled, c.Level); u.Value != e.Value || u.SE != e.SE || *u.Lambda != *e.Lambda {
+				t.Errorf("with unlabelled pi unknown: %+v, want %+v", u, e)
+			}
 		})
 	}
 }

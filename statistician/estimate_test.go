@@ -182,12 +182,47 @@ func TestIPWMeanWithEveryRunLabelledIsTheFullMean(t *testing.T) {
 	}
 	e := IPWMean(f, y, pi, lab, 0.95)
 	c := ClassicalMean(y, 0.95)
-	if e.Reason != "" || math.Abs(e.Value-c.Value) > 1e-12 {
-		t.Errorf("IPW with pi = 1: %+v, want the mean %v", e, c.Value)
+	// The target is the mean over these runs: with every run labelled it
+	// is known exactly.
+	if !strings.HasPrefix(e.Reason, "exact") || math.Abs(e.Value-c.Value) > 1e-12 || e.SE != 0 || e.EffectiveN != 200 {
+		t.Errorf("IPW with every run labelled: %+v, want the mean %v exactly", e, c.Value)
 	}
-	// Delta_i = theta - y_i, so SE^2 = sum (y - mean)^2/((N-1) N) = s^2/N.
-	if math.Abs(e.SE-c.SE) > 1e-12 || math.Abs(e.EffectiveN-200) > 1e-9 {
-		t.Errorf("IPW with pi = 1: SE %v (want %v), effective n %v", e.SE, c.SE, e.EffectiveN)
+	// One run unlabelled and a few labelled ones drawn with pi < 1: a
+	// design variance again.
+	lab[0] = false
+	for i := range 10 {
+		pi[i] = 0.5
+	}
+	if e := IPWMean(f, y, pi, lab, 0.95); e.Reason != "" {
+		t.Errorf("one run unlabelled: %+v", e)
+	}
+}
+
+// The finite-population estimators: every run labelled is exact, more
+// labels than runs is refused, and the interval narrows by the factor the
+// design says.
+func TestOfRunsEstimatorsFiniteCorrection(t *testing.T) {
+	y := []float64{1, 0, 1, 1, 0, 1, 0, 1, 1, 1}
+	if e := ClassicalRateOfRuns(y, 10, 0.95); !strings.HasPrefix(e.Reason, "exact") || e.Value != 0.7 || e.SE != 0 {
+		t.Errorf("rate, every run labelled: %+v", e)
+	}
+	if e := ClassicalRateOfRuns(y, 9, 0.95); !strings.HasPrefix(e.Reason, "invalid input") || e.Value != 0 {
+		t.Errorf("rate, 10 labels of 9 runs: %+v", e)
+	}
+	big, small := ClassicalRate(y, 0.95), ClassicalRateOfRuns(y, 1_000_000, 0.95)
+	if math.Abs(big.CI.Lower-small.CI.Lower) > 1e-5 || math.Abs(big.SE-small.SE) > 1e-5 {
+		t.Errorf("a huge population should need no correction: %+v vs %+v", big, small)
+	}
+	s := []float64{52, 61, 70, 48, 66, 73, 59, 62}
+	m, mr := ClassicalMean(s, 0.95), ClassicalMeanOfRuns(s, 32, 0.95)
+	if f := math.Sqrt(1 - 8.0/32); math.Abs(mr.SE-m.SE*f) > 1e-12 || math.Abs((mr.CI.Upper-mr.CI.Lower)-(m.CI.Upper-m.CI.Lower)*f) > 1e-12 {
+		t.Errorf("mean of 8 of 32 runs: %+v against %+v", mr, m)
+	}
+	if e := ClassicalMeanOfRuns(s, 8, 0.95); !strings.HasPrefix(e.Reason, "exact") || e.Value != m.Value {
+		t.Errorf("mean, every run labelled: %+v", e)
+	}
+	if e := PPIMeanOfRuns(s, s, nil, 0.95); !strings.HasPrefix(e.Reason, "exact") || e.Value != m.Value {
+		t.Errorf("PPI++, every run labelled: %+v", e)
 	}
 }
 
@@ -241,9 +276,9 @@ func TestIPWMeanIgnoresUnlabelledLabelsAndRejectsBadInput(t *testing.T) {
 	lab := []bool{true, true, true, false, false}
 	a := IPWMean(f, y, pi, lab, 0.95)
 	y2 := []float64{1, 0, 1, math.NaN(), math.Inf(1)}
-	b := IPWMean(f, y2, pi, lab, 0.95)
+	b := IPWMean(f, y2, []float64{0.5, 0.5, 0.25, math.NaN(), 0}, lab, 0.95)
 	if a.Reason != "" || a.Value != b.Value || a.SE != b.SE || *a.Lambda != *b.Lambda {
-		t.Errorf("unlabelled slots changed the estimate: %+v vs %+v", a, b)
+		t.Errorf("unlabelled slots (label and pi) changed the estimate: %+v vs %+v", a, b)
 	}
 	if a.NLabelled != 3 || a.NUnlabelled != 2 {
 		t.Errorf("counts %+v", a)
@@ -251,6 +286,7 @@ func TestIPWMeanIgnoresUnlabelledLabelsAndRejectsBadInput(t *testing.T) {
 	for name, e := range map[string]Estimate{
 		"pi = 0":       IPWMean(f, y, []float64{0.5, 0, 0.25, 1, 0.5}, lab, 0.95),
 		"pi > 1":       IPWMean(f, y, []float64{0.5, 1.5, 0.25, 1, 0.5}, lab, 0.95),
+		"NaN pi":       IPWMean(f, y, []float64{0.5, 0.5, math.NaN(), 1, 0.5}, lab, 0.95),
 		"lengths":      IPWMean(f, y[:4], pi, lab, 0.95),
 		"one label":    IPWMean(f, y, pi, []bool{true, false, false, false, false}, 0.95),
 		"NaN f":        IPWMean([]float64{0.9, math.NaN(), 0.6, 0.8, 0.1}, y, pi, lab, 0.95),

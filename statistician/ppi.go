@@ -54,9 +54,44 @@ import (
 // than 2 labels, unequal lengths of y and fLabelled, a NaN or infinite
 // value, or level outside (0, 1) the result has zero numbers and a
 // Reason. The value is not clamped; for a pass rate use ClampTo(0, 1).
+// The target is the process's mean (TargetProcess); PPIMeanOfRuns gives
+// the interval for the mean over the runs themselves.
 func PPIMean(y, fLabelled, fUnlabelled []float64, level float64) Estimate {
+	return ppiMean(y, fLabelled, fUnlabelled, level, false)
+}
+
+// PPIMeanOfRuns is PPIMean with the mean over the finite set of N = n +
+// N_u runs as its target (TargetRuns): the labelled runs are a simple
+// random sample, without replacement, of the N runs, and the unlabelled
+// runs are the rest. The value and lambda are PPIMean's. With every f
+// known, mean(fUnlabelled) = (N f_bar - n mean(fLabelled))/N_u, so the
+// estimate is the difference estimator (Cochran 1977, "Sampling
+// Techniques", 7.2; Särndal, Swensson and Wretman 1992, 6.3)
+//
+//	theta = lambda_bar (N/N_u) f_bar + mean over labelled of e_i,
+//	e_i   = y_i - (lambda_k(i) + lambda_bar n/N_u) f_i
+//
+// and with f_bar fixed its variance under the design is
+//
+//	Var = (1 - n/N) (n_0 s_0^2 + n_1 s_1^2)/n^2
+//
+// with s_k^2 the sample variance of e in fold k (one lambda: (1 - n/N)
+// Var(y - lambda' f)/n, lambda' = lambda N/N_u, which equals PPIMean's
+// variance minus Var(y)/N, the part that is the runs' own sampling from
+// the process). When lambda is 0 it is the classical mean's (1 - n/N)
+// s_Y^2/n with the normal interval. EffectiveN is s_Y^2/(Var + s_Y^2/N).
+func PPIMeanOfRuns(y, fLabelled, fUnlabelled []float64, level float64) Estimate {
+	return ppiMean(y, fLabelled, fUnlabelled, level, true)
+}
+
+// ppiMean is PPIMean, or PPIMeanOfRuns when ofRuns.
+func ppiMean(y, fLabelled, fUnlabelled []float64, level float64, ofRuns bool) Estimate {
 	n, nu := len(y), len(fUnlabelled)
 	e := Estimate{Method: MethodPPI, Level: level, NLabelled: n, NUnlabelled: nu}
+	nRuns := 0
+	if ofRuns {
+		e.Target, nRuns = TargetRuns, n+nu
+	}
 	z, err := ZForLevel(level)
 	if err != nil {
 		e.Reason = "invalid input: " + err.Error()
@@ -87,7 +122,14 @@ func PPIMean(y, fLabelled, fUnlabelled []float64, level float64) Estimate {
 	if lambda == [2]float64{} {
 		zero := 0.0
 		e.Value, e.Lambda = mean(y), &zero
-		normalInterval(&e, varY/nf, varY, z)
+		if ofRuns && nu == 0 {
+			return exactOfRuns(e)
+		}
+		v := varY / nf
+		if ofRuns {
+			v *= 1 - nf/float64(nRuns)
+		}
+		normalInterval(&e, v, varY, z, nRuns)
 		return e
 	}
 	var rk [2][]float64
@@ -99,8 +141,16 @@ func PPIMean(y, fLabelled, fUnlabelled []float64, level float64) Estimate {
 	lambdaBar := (n0*lambda[0] + n1*lambda[1]) / nf
 	value := (n0*mean(rk[0])+n1*mean(rk[1]))/nf + lambdaBar*mean(fUnlabelled)
 	variance := (n0*sampleVariance(rk[0])+n1*sampleVariance(rk[1]))/(nf*nf) + lambdaBar*lambdaBar*varFu/float64(nu)
+	if ofRuns {
+		var ek [2][]float64
+		for i := range y {
+			k := i % 2
+			ek[k] = append(ek[k], y[i]-(lambda[k]+lambdaBar*nf/float64(nu))*fLabelled[i])
+		}
+		variance = (1 - nf/float64(nRuns)) * (n0*sampleVariance(ek[0]) + n1*sampleVariance(ek[1])) / (nf * nf)
+	}
 	e.Value, e.Lambda = value, &lambdaBar
-	normalInterval(&e, variance, varY, z)
+	normalInterval(&e, variance, varY, z, nRuns)
 	return e
 }
 

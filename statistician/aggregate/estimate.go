@@ -151,15 +151,8 @@ func estimate(in Input) Estimate {
 			minority[int(r.deepPass)]++
 		}
 	}
-	uniform, piOK := true, true
-	for _, r := range runs {
-		if r.labelled && !r.piKnown {
-			piOK = false
-		}
-		if r.piKnown && runs[0].piKnown && math.Abs(r.pi-runs[0].pi) > 1e-12 {
-			uniform = false
-		}
-	}
+	uniform, piOK := designOf(runs)
+	e.Notes = append(e.Notes, "classical, PPI++ and IPW intervals are for these runs (finite-population corrected: the labels cover part of a known set); Rogan-Gladen's is for the process producing them (it also counts the runs' own sampling from it)")
 	if in.Assumed {
 		e.Notes = append(e.Notes, "the deep subset was not said to be random: these estimates ASSUME it was; if the labelled runs were picked for a reason, they may be biased")
 	}
@@ -185,6 +178,33 @@ func estimate(in Input) Estimate {
 	return e
 }
 
+// designOf reads the deep subset's design from the runs' inclusion
+// probabilities: uniform unless any two recorded probabilities differ
+// (whichever runs carry them: a saved file of human labels records them
+// on the labelled runs only), and piOK when every labelled run has one,
+// as the inverse-probability-weighted estimator needs. A run without a
+// recorded probability (an unlabelled run of a saved file) says nothing
+// about the design.
+func designOf(runs []estimateRun) (uniform, piOK bool) {
+	uniform, piOK = true, true
+	first, seen := 0.0, false
+	for _, r := range runs {
+		known := r.piKnown && r.pi > 0 && r.pi <= 1
+		if r.labelled && !known {
+			piOK = false
+		}
+		if !known {
+			continue
+		}
+		if !seen {
+			first, seen = r.pi, true
+		} else if math.Abs(r.pi-first) > 1e-12 {
+			uniform = false
+		}
+	}
+	return uniform, piOK
+}
+
 // estimateSet estimates one target: y is the deep value of a labelled run,
 // f light's prediction of it; rate says y is 0/1 (Wilson interval for the
 // classical estimate, estimates clamped to [0, 1]).
@@ -194,9 +214,11 @@ func estimateSet(runs []estimateRun, y, f func(estimateRun) float64, rate, unifo
 	for _, r := range runs {
 		fAll = append(fAll, f(r))
 		labelled = append(labelled, r.labelled)
-		p := r.pi
-		if !r.piKnown || !(p > 0) {
-			p = 1
+		// IPWMean reads pi of the labelled runs only; an unknown one is
+		// caught by piOK before it is called.
+		p := math.NaN()
+		if r.piKnown {
+			p = r.pi
 		}
 		pi = append(pi, p)
 		if r.labelled {
@@ -210,11 +232,11 @@ func estimateSet(runs []estimateRun, y, f func(estimateRun) float64, rate, unifo
 	var s EstimateSet
 	var classical statistician.Estimate
 	if rate {
-		classical = statistician.ClassicalRate(yl, level)
+		classical = statistician.ClassicalRateOfRuns(yl, len(runs), level)
 	} else {
-		classical = statistician.ClassicalMean(yl, level)
+		classical = statistician.ClassicalMeanOfRuns(yl, len(runs), level)
 	}
-	ppi := statistician.PPIMean(yl, fl, fu, level)
+	ppi := statistician.PPIMeanOfRuns(yl, fl, fu, level)
 	if rate {
 		ppi = ppi.ClampTo(0, 1)
 	}

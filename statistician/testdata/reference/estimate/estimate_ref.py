@@ -122,6 +122,112 @@ def ppi_cases():
     return out
 
 
+# ---------------------------------------------------------------- finite set of runs
+# The target is the mean over the N = n + N_u runs at hand, the n labelled
+# ones a simple random sample without replacement (Cochran 1977,
+# "Sampling Techniques", 2.4-2.5, 3.2, 7.2). PPI++'s value is unchanged;
+# with f known on every run it is the difference estimator
+# theta = lam_bar (N/N_u) mean(f_all) + mean(e), e = y - (lam_k + lam_bar n/N_u) f,
+# whose design variance is (1 - n/N) (n_0 var(e_0) + n_1 var(e_1))/n^2.
+
+def srswor_check():
+    """Second route for the difference estimator's variance: on a small
+    population, enumerate every sample of size n and check that the
+    formula (1 - n/N) var(y - b f)/n, averaged over the samples, equals the
+    exact variance of mean(y - b f) + b mean(f_all) over them (it is
+    unbiased under simple random sampling without replacement)."""
+    import itertools
+    rng = np.random.RandomState(7)
+    N, n, b = 9, 4, 0.7
+    y = (rng.uniform(size=N) < 0.5).astype(float)
+    f = np.round(0.3 + 0.4 * y + rng.normal(0, 0.1, N), 3)
+    est, vhat = [], []
+    for idx in itertools.combinations(range(N), n):
+        idx = list(idx)
+        e = y[idx] - b * f[idx]
+        est.append(e.mean() + b * f.mean())
+        vhat.append((1 - n / N) * np.var(e, ddof=1) / n)
+    est = np.array(est)
+    assert abs(est.mean() - y.mean()) < 1e-12
+    assert abs(np.mean(vhat) - np.var(est)) < 1e-12, (np.mean(vhat), np.var(est))
+
+
+def ppi_runs_ref(name, y, fl, fu, level):
+    y, fl, fu = np.asarray(y, float), np.asarray(fl, float), np.asarray(fu, float)
+    n, nu = len(y), len(fu)
+    N = n + nu
+    base = ppi_ref(name, y, fl, fu, level)
+    lam_bar = base["lambda"]["value"]
+    theta = base["value"]["value"]
+    folds = [np.arange(n) % 2 == 0, np.arange(n) % 2 == 1]
+    if lam_bar == 0.0:
+        var = (1 - n / N) * np.var(y, ddof=1) / n
+    else:
+        lam = [ppi_lambda(y[folds[1 - k]], fl[folds[1 - k]], fu, n) for k in (0, 1)]
+        e = [y[folds[k]] - (lam[k] + lam_bar * n / nu) * fl[folds[k]] for k in (0, 1)]
+        var = (1 - n / N) * sum(len(e[k]) * np.var(e[k], ddof=1) for k in (0, 1)) / n ** 2
+        # the difference-estimator form gives PPI++'s value
+        f_all = np.concatenate([fl, fu])
+        alt = lam_bar * N / nu * f_all.mean() + sum(e[k].sum() for k in (0, 1)) / n
+        assert abs(alt - theta) < 1e-9, (alt, theta)
+    se = math.sqrt(var)
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    s2 = np.var(y, ddof=1)
+    tool = NUMPY + ", " + SCIPY
+    call = ("numpy: lam_k and lam_bar as in ppi; e = y - (lam_k + lam_bar n/N_u) fl per fold; "
+            "se = sqrt((1 - n/N)(n_0 var(e_0) + n_1 var(e_1))/n^2) (lam_bar = 0: sqrt((1 - n/N) var(y)/n)); "
+            "checked: unbiased over every sample of a 9-run population; z = scipy.stats.norm.ppf(1 - (1-level)/2)")
+    out = dict(base)
+    out.update({"value": val(theta, tool, call), "se": val(se, tool, call),
+                "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
+                "effective_n": val(s2 / (var + s2 / N), tool, "var(y, ddof=1)/(se^2 + var(y, ddof=1)/N) with " + call)})
+    return out
+
+
+def ppi_runs_cases():
+    srswor_check()
+    return [ppi_runs_ref(c["name"], c["y"], c["f_labelled"], c["f_unlabelled"], c["level"]) for c in ppi_cases()]
+
+
+def wilson_fpc(k, n, N, z):
+    """Wilson's interval inverted with the SRSWOR variance (N-n)/(N-1) P(1-P)/n:
+    the closed form at z' = z sqrt((N-n)/(N-1)), checked by solving
+    (p - P)^2 = z^2 (N-n)/(N-1) P(1-P)/n for P with scipy.optimize.brentq."""
+    p = k / n
+    zz = z * math.sqrt((N - n) / (N - 1))
+    den = 1 + zz ** 2 / n
+    c = (p + zz ** 2 / (2 * n)) / den
+    h = zz / den * math.sqrt(p * (1 - p) / n + zz ** 2 / (4 * n ** 2))
+    lo, hi = max(0.0, c - h), min(1.0, c + h)
+    g = lambda P: (p - P) ** 2 - z ** 2 * (N - n) / (N - 1) * P * (1 - P) / n
+    if 0 < p < 1:
+        assert abs(scipy.optimize.brentq(g, 1e-15, p) - lo) < 1e-10
+        assert abs(scipy.optimize.brentq(g, p, 1 - 1e-15) - hi) < 1e-10
+    return lo, hi, math.sqrt((N - n) / (N - 1) * p * (1 - p) / n)
+
+
+def classical_runs_cases():
+    out = []
+    z = scipy.stats.norm.ppf(0.975)
+    for k, n, N in [(18, 30, 120), (18, 30, 31), (3, 40, 160), (0, 25, 100), (50, 200, 400)]:
+        lo, hi, se = wilson_fpc(k, n, N, z)
+        call = "closed-form Wilson at z sqrt((N-n)/(N-1)), z = scipy.stats.norm.ppf(0.975), checked by scipy.optimize.brentq on (p-P)^2 = z^2 (N-n)/(N-1) P(1-P)/n"
+        out.append({"name": "rate %d/%d of %d" % (k, n, N), "y": [1.0] * k + [0.0] * (n - k), "runs": N, "level": 0.95, "rate": True,
+                    "value": val(k / n, NUMPY, "k/n"), "se": val(se, SCIPY, call),
+                    "lower": val(lo, SCIPY, call), "upper": val(hi, SCIPY, call)})
+    rng = np.random.RandomState(20260903)
+    for n, N in [(12, 40), (60, 240), (100, 200)]:
+        y = np.round(rng.normal(62, 18, n), 1)
+        m, s = y.mean(), np.std(y, ddof=1)
+        se = s / math.sqrt(n) * math.sqrt(1 - n / N)
+        t = scipy.stats.t.ppf(0.975, n - 1)
+        call = "se = std(y, ddof=1)/sqrt(n) sqrt(1 - n/N); mean ± scipy.stats.t.ppf(0.975, n-1) se"
+        out.append({"name": "mean n=%d of %d" % (n, N), "y": floats(y), "runs": N, "level": 0.95, "rate": False,
+                    "value": val(m, NUMPY, "mean(y)"), "se": val(se, SCIPY, call),
+                    "lower": val(m - t * se, SCIPY, call), "upper": val(m + t * se, SCIPY, call)})
+    return out
+
+
 # ---------------------------------------------------------------- IPW
 # Zrnic and Candes (2024), arXiv 2403.03208, mean estimation with known
 # inclusion probabilities pi and xi ~ Bernoulli(pi):
@@ -131,33 +237,51 @@ def ppi_cases():
 # lam minimises the variance of the influence terms
 #   psi = lam (f - mu_f) + (w/wbar)((y - lam f) - mu_r).
 
-def ipw_fold(lam, f, y, w):
-    """Estimate and variance on one fold at a fixed lam."""
-    Nk = len(f)
-    rh = np.sum(w * (y - lam * f)) / np.sum(w)
-    psi = lam * (f - f.mean()) + w / (w.sum() / Nk) * ((y - lam * f) - rh)
-    assert abs(psi.sum()) < 1e-8 * Nk * max(1, abs(rh))
-    return lam * f.mean() + rh, np.sum(psi ** 2) / ((Nk - 1) * Nk)
+def ipw_fold(lam, f, y, w, pi):
+    """Estimate and its design variance on one fold at a fixed lam: the
+    Hajek mean of r = y - lam f under Poisson sampling, linearised
+    (Sarndal, Swensson and Wretman 1992, 5.7.4, Delta_kl = 0 for k != l):
+    V = sum_lab (1 - pi)/pi^2 (r - rH)^2 / (sum w)^2; f is known on every
+    run and the target is the mean over these runs."""
+    lab = w > 0
+    r = y - lam * f
+    rh = np.sum(w * r) / np.sum(w)
+    v = np.sum((1 - pi[lab]) / pi[lab] ** 2 * (r[lab] - rh) ** 2) / np.sum(w) ** 2
+    # Second route: the ratio estimator's linearised variance (Cochran
+    # 1977, 6.2) from the Horvitz-Thompson variances and covariance of the
+    # totals t_r = sum w r and N_hat = sum w under Poisson sampling,
+    # V(t_a) = sum_lab (1 - pi)/pi^2 a^2: (V(t_r) - 2 R C(t_r, N_hat) + R^2 V(N_hat))/N_hat^2.
+    q = (1 - pi[lab]) / pi[lab] ** 2
+    rl = r[lab]
+    v2 = (np.sum(q * rl ** 2) - 2 * rh * np.sum(q * rl) + rh ** 2 * np.sum(q)) / np.sum(w) ** 2
+    assert abs(v - v2) <= 1e-9 * max(v, 1e-300), (v, v2)
+    return lam * f.mean() + rh, v
 
 
 def ipw_lambda(f, y, pi, xi):
-    w = xi / pi
-    yh = np.sum(w * y) / np.sum(w)
-    num = np.sum(xi * (y - yh) * (f - f.mean()) * (1 - pi) / pi ** 2)
-    den = np.sum((f - f.mean()) ** 2 * (1 - pi) / pi)
+    # Both moments by Horvitz-Thompson sums over the labelled runs only:
+    # an unlabelled run's pi is never read (issue 20).
+    lab = xi == 1
+    f_, y_, pi_ = f[lab], y[lab], pi[lab]
+    yh = np.sum(y_ / pi_) / np.sum(1 / pi_)
+    df = f_ - f.mean()
+    num = np.sum((y_ - yh) * df * (1 - pi_) / pi_ ** 2)
+    den = np.sum(df ** 2 * (1 - pi_) / pi_ ** 2)
     return float(np.clip(num / den, 0, 1)) if den > 0 else 0.0
 
 
 def ipw_ref(name, f, y, pi, xi, level):
     f, y, pi, xi = (np.asarray(a, float) for a in (f, y, pi, xi))
     y = np.where(xi == 1, y, 0.0)
-    w = xi / pi
+    pi_json = pi
+    pi = np.where(xi == 1, pi, np.nan)  # an unlabelled run's pi must not matter
+    w = np.where(xi == 1, 1 / np.where(xi == 1, pi, 1), 0.0)
     N, n = len(f), int(xi.sum())
     # At lam = 1 on all runs the estimate differs from the paper's printed
     # form (1/N) sum [f + (y - f) xi/pi] only by normalising the rectifier
     # by sum w instead of N.
-    printed = np.mean(f + (y - f) * xi / pi)
-    hajek1, _ = ipw_fold(1.0, f, y, w)
+    printed = np.mean(f + (y - f) * w)
+    hajek1, _ = ipw_fold(1.0, f, y, w, pi)
     assert abs((hajek1 - f.mean()) * np.sum(w) / N - (printed - f.mean())) < 1e-9 * max(1, abs(printed))
     folds = [np.arange(N) % 2 == 0, np.arange(N) % 2 == 1]
     lam = [0.0, 0.0]
@@ -165,12 +289,12 @@ def ipw_ref(name, f, y, pi, xi, level):
         lam = [ipw_lambda(f[folds[1 - k]], y[folds[1 - k]], pi[folds[1 - k]], xi[folds[1 - k]]) for k in (0, 1)]
     if lam == [0.0, 0.0]:
         lam_bar = 0.0
-        theta, var = ipw_fold(0.0, f, y, w)
+        theta, var = ipw_fold(0.0, f, y, w, pi)
     else:
         theta = var = lam_bar = 0.0
         for k in (0, 1):
             fd = folds[k]
-            t, v = ipw_fold(lam[k], f[fd], y[fd], w[fd])
+            t, v = ipw_fold(lam[k], f[fd], y[fd], w[fd], pi[fd])
             share = fd.sum() / N
             theta += share * t
             var += share ** 2 * v
@@ -181,15 +305,15 @@ def ipw_ref(name, f, y, pi, xi, level):
     yh = np.sum(w * y) / np.sum(w)
     wv = np.sum(w[lab] * (y[lab] - yh) ** 2) / np.sum(w[lab]) * n / (n - 1)
     tool = NUMPY + ", " + SCIPY
-    call = ("numpy: w = xi/pi; folds = even/odd positions; lam_k = clip(sum(xi (y-yH)(f-mean f)(1-pi)/pi^2)/sum((f-mean f)^2 (1-pi)/pi), 0, 1) "
-            "on the other fold; per fold: theta_k = lam_k mean(f) + sum(w (y - lam_k f))/sum(w), "
-            "psi = lam_k (f - mean f) + w/mean(w) ((y - lam_k f) - rH), var_k = sum(psi^2)/((N_k-1) N_k); "
+    call = ("numpy: w = xi/pi; folds = even/odd positions; lam_k = clip(sum(xi (y-yH)(f-mean f)(1-pi)/pi^2)/sum(xi (f-mean f)^2 (1-pi)/pi^2), 0, 1) "
+            "on the other fold; per fold: theta_k = lam_k mean(f) + rH, rH = sum(w (y - lam_k f))/sum(w), "
+            "var_k = sum_lab((1-pi)/pi^2 (y - lam_k f - rH)^2)/sum(w)^2 (checked against the ratio estimator's linearised variance, Cochran 6.2); "
             "theta = sum (N_k/N) theta_k, se = sqrt(sum (N_k/N)^2 var_k); z = scipy.stats.norm.ppf(1 - (1-level)/2)")
     return {
-        "name": name, "f": floats(f), "y": floats(y), "pi": floats(pi), "labelled": [bool(v) for v in xi], "level": level,
+        "name": name, "f": floats(f), "y": floats(y), "pi": floats(pi_json), "labelled": [bool(v) for v in xi], "level": level,
         "lambda": val(lam_bar, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
         "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
-        "effective_n": val(wv / var, tool, "weighted label variance / se^2 with " + call),
+        "effective_n": val(wv / (var + wv / N), tool, "s2/(se^2 + s2/N), s2 the weighted label variance, with " + call),
     }
 
 
@@ -442,6 +566,8 @@ def main():
         "about": "Reference values for statistician's estimate, planner and repeatability functions; regenerate with "
                  "/usr/bin/python3 estimate_ref.py. Each value carries its tool, version and exact call.",
         "ppi": ppi_cases(),
+        "ppi_runs": ppi_runs_cases(),
+        "classical_runs": classical_runs_cases(),
         "ipw": ipw_cases(),
         "rogan_gladen": rg_cases(),
         "mcnemar": mcnemar_cases(),
