@@ -251,7 +251,7 @@ func TestUncertaintyIsHighNearThresholdsAndForPartial(t *testing.T) {
 		{runner.Inspection{Verdict: runner.VerdictPass, RuntimeFidelity: 85, TaskEffectiveness: 90}, 0.5},
 	}
 	for _, c := range cases {
-		if got := uncertainty(c.in); math.Abs(got-c.want) > 1e-12 {
+		if got := uncertainty([]runner.Inspection{c.in}); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("uncertainty(%+v) = %v, want %v", c.in, got, c.want)
 		}
 	}

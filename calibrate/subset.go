@@ -103,6 +103,9 @@ type design struct {
 	// unrecorded counts the labelled runs of a deep source that records
 	// inclusion probabilities for some of its runs but not these.
 	unrecorded int
+	// uniformFallback is set when the uncertain policy found every run
+	// equally uncertain and drew a uniform Poisson sample instead.
+	uniformFallback bool
 }
 
 // design decides the deep subset over the sampled runs.
@@ -194,22 +197,66 @@ func draw(seed uint64, id string) float64 {
 	return float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
 }
 
-// uncertainty is how unsure light is about a run, in [0, 1]: 1 for a
-// partial verdict; otherwise 1 - d/30 (at least 0), where d is the
-// smallest distance in points of either light score to a verdict
-// threshold (40 and 70, DESIGN.md's verdict rule): a run light scores 72
-// is less settled than one it scores 95.
-func uncertainty(in runner.Inspection) float64 {
+// uncertainty is how unsure light is about a run, in [0, 1], from what
+// the judge gives: the largest of
+//
+//   - the threshold distance: 1 for a partial verdict; otherwise 1 - d/30
+//     (at least 0), where d is the smallest distance in points of either
+//     light score to a verdict threshold (40 and 70, the verdict rule of
+//     README.md): a run light scores 72 is less settled than one it scores
+//     95;
+//   - the vote split over the repeats (--repeat K >= 2): (1 - m/K) / (1 -
+//     1/K) with m the count of the most frequent verdict, 0 when the K
+//     repeats agree and 1 when they are spread evenly;
+//   - the score spread over the repeats: the larger sample standard
+//     deviation of the two scores over 25 points (at most 1).
+//
+// An LLM judge that scores 0 or 100 leaves the first at 0 for every run;
+// its repeats still tell a run it is sure of from one it is not.
+// uncertainty of no inspection is 0.
+func uncertainty(reps []runner.Inspection) float64 {
+	if len(reps) == 0 {
+		return 0
+	}
+	in := runner.Consolidate(reps)
+	u := 0.0
 	if in.Verdict == runner.VerdictPartial {
-		return 1
-	}
-	d := math.Inf(1)
-	for _, s := range []float64{in.RuntimeFidelity, in.TaskEffectiveness} {
-		for _, t := range []float64{40, 70} {
-			d = math.Min(d, math.Abs(s-t))
+		u = 1
+	} else {
+		d := math.Inf(1)
+		for _, s := range []float64{in.RuntimeFidelity, in.TaskEffectiveness} {
+			for _, t := range []float64{40, 70} {
+				d = math.Min(d, math.Abs(s-t))
+			}
 		}
+		u = math.Max(0, 1-d/30)
 	}
-	return math.Max(0, 1-d/30)
+	k := len(reps)
+	if k < 2 {
+		return u
+	}
+	votes := map[string]int{}
+	most := 0
+	for _, r := range reps {
+		votes[r.Verdict]++
+		most = max(most, votes[r.Verdict])
+	}
+	u = math.Max(u, (1-float64(most)/float64(k))/(1-1/float64(k)))
+	for _, score := range []func(runner.Inspection) float64{
+		func(r runner.Inspection) float64 { return r.RuntimeFidelity },
+		func(r runner.Inspection) float64 { return r.TaskEffectiveness },
+	} {
+		var sum, ss float64
+		for _, r := range reps {
+			sum += score(r)
+		}
+		m := sum / float64(k)
+		for _, r := range reps {
+			ss += (score(r) - m) * (score(r) - m)
+		}
+		u = math.Max(u, math.Min(1, math.Sqrt(ss/float64(k-1))/25))
+	}
+	return u
 }
 
 // selectUncertain returns the runner's SelectDeep for the uncertain
@@ -219,13 +266,17 @@ func uncertainty(in runner.Inspection) float64 {
 //	pi_i = min(1, c * (UniformFloorShare/m + (1 - UniformFloorShare) * u_i / sum_j u_j)) * n_job
 //
 // with c >= 1 raised until the capped probabilities sum to n_job (water
-// filling), and run i is inspected deep when draw(seed, id) < pi_i.
+// filling), and run i is inspected deep when draw(seed, id) < pi_i. When
+// every run is equally uncertain (an LLM judge scoring 0 or 100 without
+// repeats) the policy falls back to uniform: every pi_i is n_job/m, the
+// same number, so the estimate section treats the subset as uniform
+// (classical and PPI++ stay valid), and the report's inputs say so.
 // Shards normalise over their own runs: their probabilities are each
 // run's true inclusion probability, so the estimators stay valid, but a
 // merged report of shards equals an unsharded one only under the uniform
 // policy.
-func (d *design) selectUncertain(sampled int) func(map[string]runner.Inspection) map[string]bool {
-	return func(light map[string]runner.Inspection) map[string]bool {
+func (d *design) selectUncertain(sampled int) func(map[string][]runner.Inspection) map[string]bool {
+	return func(light map[string][]runner.Inspection) map[string]bool {
 		ids := make([]string, 0, len(light))
 		for id := range light {
 			ids = append(ids, id)
@@ -238,21 +289,25 @@ func (d *design) selectUncertain(sampled int) func(map[string]runner.Inspection)
 		nJob := d.target * float64(m) / float64(sampled)
 		u := make([]float64, m)
 		sumU := 0.0
+		equal := true
 		for i, id := range ids {
 			u[i] = uncertainty(light[id])
 			sumU += u[i]
+			equal = equal && u[i] == u[0]
 		}
-		base := make([]float64, m)
-		for i := range ids {
-			b := UniformFloorShare / float64(m)
-			if sumU > 0 {
-				b += (1 - UniformFloorShare) * u[i] / sumU
-			} else {
-				b += (1 - UniformFloorShare) / float64(m)
+		pi := make([]float64, m)
+		if equal {
+			d.uniformFallback = true
+			for i := range pi {
+				pi[i] = math.Min(1, nJob/float64(m))
 			}
-			base[i] = b * nJob
+		} else {
+			for i := range ids {
+				b := UniformFloorShare/float64(m) + (1-UniformFloorShare)*u[i]/sumU
+				pi[i] = b * nJob
+			}
+			pi = waterFill(pi, nJob)
 		}
-		pi := waterFill(base, nJob)
 		out := map[string]bool{}
 		for i, id := range ids {
 			d.pi[id] = pi[i]
@@ -338,6 +393,10 @@ func (d *design) inputs() *report.SubsetInputs {
 	case PolicyUncertain:
 		in.HowChosen = fmt.Sprintf("seeded Poisson sampling, more likely where light is least sure; every run has pi >= %g x n/N", UniformFloorShare)
 		in.MinPi = UniformFloorShare * d.target / float64(d.n)
+		if d.uniformFallback {
+			in.HowChosen = "seeded Poisson sampling with pi = n/N for every run: the uncertain policy found every run equally uncertain (light's scores, verdicts and repeats told none apart), so it fell back to uniform"
+			in.MinPi = d.target / float64(d.n)
+		}
 	case PolicyGiven:
 		switch {
 		case d.assumed:

@@ -55,11 +55,12 @@ type Options struct {
 	// subset known before any call); the others get light only.
 	DeepRuns map[string]bool
 	// SelectDeep, when not nil, is called once every run's light
-	// inspections are had, with the consolidated light inspection of each
-	// run that got one (by run id), and returns the runs to inspect at
-	// depth deep. The deep phase then starts after the whole light phase.
-	// It wins over DeepRuns.
-	SelectDeep func(light map[string]Inspection) map[string]bool
+	// inspections are had, with the light inspections of each run that got
+	// one (by run id; its repeats in repeat order, one without --repeat;
+	// Consolidate gives the one the statistics use), and returns the runs
+	// to inspect at depth deep. The deep phase then starts after the whole
+	// light phase. It wins over DeepRuns.
+	SelectDeep func(light map[string][]Inspection) map[string]bool
 	// MaxUSD is a spending budget over both sides (--max-cost); 0 means
 	// none. A call whose worst case (Billed.MaxCallTokens at the side's
 	// price) could take spending past it is not started, and no call
@@ -248,10 +249,10 @@ func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options
 		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
 			p.inspectDepth(ctx, runs[i], Light, &outcomes[i])
 		})
-		light := map[string]Inspection{}
+		light := map[string][]Inspection{}
 		for i, o := range outcomes {
 			if len(o.insp[0]) > 0 {
-				light[runs[i].ID] = Consolidate(o.insp[0])
+				light[runs[i].ID] = o.insp[0]
 			}
 		}
 		var deep map[string]bool

@@ -189,11 +189,14 @@ func TestRunSelectDeepSeesEveryLightBeforeAnyDeepCall(t *testing.T) {
 	}}
 	opts := testOptions()
 	var seen int
-	opts.SelectDeep = func(light map[string]Inspection) map[string]bool {
+	opts.SelectDeep = func(light map[string][]Inspection) map[string]bool {
 		seen = len(light)
 		out := map[string]bool{}
 		for id, in := range light {
-			if in.Verdict == VerdictPartial {
+			if len(in) != 1 {
+				t.Errorf("%s: %d light inspections, want 1 (no --repeat)", id, len(in))
+			}
+			if in[0].Verdict == VerdictPartial {
 				out[id] = true
 			}
 		}
