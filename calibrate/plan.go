@@ -25,6 +25,11 @@ type PlanOptions struct {
 	// LightRuns is the number of runs light will inspect; 0 means the
 	// pilot's.
 	LightRuns int
+	// Assurance is the probability, in [0.5, 1), that the realised
+	// half-width is at most HalfWidth at the planned n, counting the
+	// pilot's own uncertainty (statistician.PlanClassicalRateAssured,
+	// PlanPPIRateAssured); 0 means 0.5, the plan on average.
+	Assurance float64
 	// Report names the pilot report, for the document.
 	Report string
 }
@@ -38,6 +43,9 @@ type PlanDocument struct {
 	// HalfWidth and LightRuns are what was planned for.
 	HalfWidth float64 `yaml:"half_width" json:"half_width"`
 	LightRuns int     `yaml:"light_runs" json:"light_runs"`
+	// Assurance is the probability the planned n reaches HalfWidth (0.5:
+	// on average).
+	Assurance float64 `yaml:"assurance" json:"assurance"`
 	// DeepLabels are the deep inspections the pass rate's interval needs,
 	// by estimator.
 	DeepLabels []PlanRow `yaml:"deep_labels" json:"deep_labels"`
@@ -88,9 +96,14 @@ func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocumen
 		return PlanDocument{}, fmt.Errorf("plan: agreement target must be in (0, 100) percent, got %v", opts.AgreementTarget)
 	case opts.LightRuns < 0 || opts.LightRuns > statistician.MaxPlanN:
 		return PlanDocument{}, fmt.Errorf("plan: light runs must be in [0, %d], got %d", statistician.MaxPlanN, opts.LightRuns)
+	case opts.Assurance != 0 && !(opts.Assurance >= 0.5 && opts.Assurance < 1):
+		return PlanDocument{}, fmt.Errorf("plan: assurance must be in [0.5, 1), got %v", opts.Assurance)
+	}
+	if opts.Assurance == 0 {
+		opts.Assurance = 0.5
 	}
 	doc := PlanDocument{SchemaVersion: PlanSchemaVersion, GeneratedBy: generatedBy, HalfWidth: opts.HalfWidth,
-		DeepLabels: []PlanRow{}, Notes: []string{}}
+		Assurance: opts.Assurance, DeepLabels: []PlanRow{}, Notes: []string{}}
 	var y, f []float64
 	passes, matches := 0, 0
 	for _, c := range rep.Comparisons {
@@ -115,13 +128,16 @@ func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocumen
 	doc.Pilot.DeepPassRate, doc.Pilot.AgreementPercent = &rate, &agree
 
 	const lvl = 0.95
-	doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRate(rate, opts.HalfWidth, lvl), rate,
+	P := opts.Assurance
+	doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRateAssured(rate, passes, n, opts.HalfWidth, lvl, P), rate,
 		"at the pilot's deep pass rate"))
 	if worst, err := statistician.WorstCaseRate(passes, n, statistician.Z95); err == nil && worst != rate {
-		doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRate(worst, opts.HalfWidth, lvl), worst,
+		// The worst case already covers the pilot's uncertainty: only the
+		// sampling of the n labels is assured.
+		doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRateAssured(worst, 0, 0, opts.HalfWidth, lvl, P), worst,
 			"at the rate in the pilot's 95% interval closest to 0.5: enough whatever the rate turns out to be"))
 	}
-	ppi := planRow(statistician.PlanPPIRate(y, f, doc.LightRuns, opts.HalfWidth, lvl), rate,
+	ppi := planRow(statistician.PlanPPIRateAssured(y, f, doc.LightRuns, opts.HalfWidth, lvl, P), rate,
 		fmt.Sprintf("with light on all %d runs, light's predictive power as in the pilot", doc.LightRuns))
 	doc.DeepLabels = append(doc.DeepLabels, ppi)
 
@@ -131,6 +147,9 @@ func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocumen
 	if doc.Agreement.Achieved != nil {
 		v := 100 * *doc.Agreement.Achieved
 		doc.Agreement.Achieved = &v
+	}
+	if P != 0.5 {
+		doc.Notes = append(doc.Notes, fmt.Sprintf("assurance %g: at the planned n the realised half-width is at most %g with probability %g, counting the pilot's own uncertainty; at 0.5 it is about %g on average", P, opts.HalfWidth, P, opts.HalfWidth))
 	}
 	if n < 30 {
 		doc.Notes = append(doc.Notes, fmt.Sprintf("the pilot has %d paired runs: its rates are rough, so the plans are too; plan with the worst case", n))
@@ -166,7 +185,11 @@ func (d PlanDocument) Markdown() []byte {
 	if d.Pilot.DeepPassRate != nil && d.Pilot.AgreementPercent != nil {
 		fmt.Fprintf(&b, "; deep pass rate %s, agreement %.2f%%", stat(*d.Pilot.DeepPassRate), *d.Pilot.AgreementPercent)
 	}
-	fmt.Fprintf(&b, ".\n\n## Deep pass rate to within ±%s (95%%), light on %d runs\n\n", stat(d.HalfWidth), d.LightRuns)
+	fmt.Fprintf(&b, ".\n\n## Deep pass rate to within ±%s (95%%), light on %d runs", stat(d.HalfWidth), d.LightRuns)
+	if d.Assurance != 0.5 && d.Assurance != 0 {
+		fmt.Fprintf(&b, ", with probability %s", stat(d.Assurance))
+	}
+	b.WriteString("\n\n")
 	b.WriteString("| estimator | at rate | deep inspections | half-width reached | note |\n|---|---|---|---|---|\n")
 	for _, r := range d.DeepLabels {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Method, optStat(r.AtRate), optInt(r.N), optStat(r.Achieved), rowNote(r))

@@ -123,8 +123,7 @@ func PlanClassicalRate(rate, halfWidth, level float64) Plan {
 // Reason.
 func PlanPPIRate(y, f []float64, nLight int, halfWidth, level float64) Plan {
 	p := Plan{Method: MethodPPI}
-	z, err := ZForLevel(level)
-	if err != nil {
+	if _, err := ZForLevel(level); err != nil {
 		p.Reason = "invalid input: " + err.Error()
 		return p
 	}
@@ -140,11 +139,20 @@ func PlanPPIRate(y, f []float64, nLight int, halfWidth, level float64) Plan {
 		p.Reason = fmt.Sprintf("invalid input: %d light runs, need 2 to %d", nLight, MaxPlanN)
 		return p
 	}
-	vy, vf, c := sampleVariance(y), sampleVariance(f), sampleCovariance(y, f)
-	if !(vy > 0) {
+	if vy := sampleVariance(y); !(vy > 0) {
 		p.Reason = "insufficient data: the pilot's deep labels are all equal, so their variance is unknown"
 		return p
 	}
+	return planPPIScan(y, f, nLight, halfWidth, level, nil, 0.5)
+}
+
+// planPPIScan is PlanPPIRate's scan on checked inputs; inflate, when not
+// nil, multiplies the variance at n (PlanPPIRateAssured), and assurance
+// is named in the unreachable reason when it is not 0.5.
+func planPPIScan(y, f []float64, nLight int, halfWidth, level float64, inflate func(n int) float64, assurance float64) Plan {
+	p := Plan{Method: MethodPPI}
+	z, _ := ZForLevel(level)
+	vy, vf, c := sampleVariance(y), sampleVariance(f), sampleCovariance(y, f)
 	best, bestN, bestLambda := math.Inf(1), 0, 0.0
 	for n := 2; n <= nLight; n++ {
 		nf, nu := float64(n), float64(nLight-n)
@@ -156,6 +164,9 @@ func PlanPPIRate(y, f []float64, nLight int, halfWidth, level float64) Plan {
 		if lambda > 0 {
 			v += lambda * lambda * vf / nu
 		}
+		if inflate != nil {
+			v *= inflate(n)
+		}
 		h := z * math.Sqrt(math.Max(0, v))
 		if h < best {
 			best, bestN, bestLambda = h, n, lambda
@@ -166,7 +177,11 @@ func PlanPPIRate(y, f []float64, nLight int, halfWidth, level float64) Plan {
 		}
 	}
 	p.Achieved = best
-	p.Reason = fmt.Sprintf("unreachable: with %d light runs the smallest half-width is %.4g (at %d deep labels, lambda %.3g); add light runs", nLight, best, bestN, bestLambda)
+	at := ""
+	if assurance != 0.5 {
+		at = fmt.Sprintf(" at assurance %g", assurance)
+	}
+	p.Reason = fmt.Sprintf("unreachable: with %d light runs the smallest half-width%s is %.4g (at %d deep labels, lambda %.3g); add light runs", nLight, at, best, bestN, bestLambda)
 	return p
 }
 

@@ -17,6 +17,7 @@ type planOptions struct {
 	HalfWidth       float64
 	AgreementTarget float64
 	LightRuns       int
+	Assurance       float64
 	Report          string
 	Output          outputOptions
 }
@@ -38,7 +39,8 @@ helping); and how many paired runs make the agreement's Wilson lower bound clear
 --agreement-target at the pilot's agreement rate. PILOT_REPORT of - is read from
 stdin.`,
 		Example: `  evalcal plan --half-width 0.05 pilot.yaml
-  evalcal plan --half-width 0.03 --light-runs 5000 --agreement-target 85 --format markdown pilot.yaml`,
+  evalcal plan --half-width 0.03 --light-runs 5000 --agreement-target 85 --format markdown pilot.yaml
+  evalcal plan --half-width 0.05 --assurance 0.9 pilot.yaml`,
 		Args: exactlyOneArg("plan", "PILOT_REPORT"),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Report = args[0]
@@ -56,6 +58,7 @@ stdin.`,
 	fs.Float64Var(&o.HalfWidth, "half-width", 0, "wanted half-width `W` of the deep pass rate's 95% interval, a proportion in (0, 1) (required)")
 	fs.Float64Var(&o.AgreementTarget, "agreement-target", 80, "`PERCENT` the agreement's Wilson lower bound should clear")
 	fs.IntVar(&o.LightRuns, "light-runs", 0, "`N` runs light will inspect (default: the pilot's)")
+	fs.Float64Var(&o.Assurance, "assurance", 0.5, "probability `P` in [0.5, 1) that the planned n reaches the half-width (0.5: on average)")
 	o.Output.addFlags(fs, "plan", "yaml", planFormats)
 	return c
 }
@@ -69,6 +72,8 @@ func (o *planOptions) validate() error {
 		return usageErrorf("plan: --agreement-target must be a percentage in (0, 100), got %v", o.AgreementTarget)
 	case o.LightRuns < 0:
 		return usageErrorf("plan: --light-runs must be 0 (the pilot's) or more, got %d", o.LightRuns)
+	case !(o.Assurance >= 0.5 && o.Assurance < 1):
+		return usageErrorf("plan: --assurance must be a probability in [0.5, 1), got %v", o.Assurance)
 	}
 	if err := o.Output.resolve("plan", planFormats...); err != nil {
 		return err
@@ -86,7 +91,7 @@ func planRun(ctx context.Context, o *planOptions) error {
 		return inputError(fmt.Errorf("plan: %w", err))
 	}
 	doc, err := calibrate.Plan(rep, calibrate.PlanOptions{HalfWidth: o.HalfWidth, AgreementTarget: o.AgreementTarget,
-		LightRuns: o.LightRuns, Report: o.Report}, "evalcal "+version)
+		LightRuns: o.LightRuns, Assurance: o.Assurance, Report: o.Report}, "evalcal "+version)
 	if err != nil {
 		return inputError(err)
 	}
