@@ -21,7 +21,7 @@ const roganGladenSeed = 20231127
 // MinMinorityLabels is the fewest deep labels of the rarer outcome (pass or
 // not pass) under which the estimate section warns that the normal
 // intervals of PPI++ and IPW may cover a little less than 95% (the
-// simulations in statistician/estimate_sim_test.go: 93.7% with 5% deep and
+// simulations in statistician/estimate_coverage_test.go: 93.7% with 5% deep and
 // a 10% pass rate).
 const MinMinorityLabels = 50
 
