@@ -37,6 +37,17 @@ type estimateRefs struct {
 		Lambda, Value, SE, Lower, Upper, EffN refValue
 		EffectiveN                            refValue `json:"effective_n"`
 	} `json:"ppi_runs"`
+	StratPPI []struct {
+		Name   string
+		Strata []struct {
+			Y           []float64 `json:"y"`
+			FLabelled   []float64 `json:"f_labelled"`
+			FUnlabelled []float64 `json:"f_unlabelled"`
+		}
+		Level                           float64
+		Lambda, Value, SE, Lower, Upper refValue
+		EffectiveN                      refValue `json:"effective_n"`
+	} `json:"strat_ppi"`
 	ClassicalRuns []struct {
 		Name                    string
 		Y                       []float64
@@ -161,6 +172,31 @@ func TestPPIMeanOfRunsMatchesNumpyReference(t *testing.T) {
 			e := PPIMeanOfRuns(c.Y, c.FLabelled, c.FUnlabelled, c.Level)
 			if e.Reason != "" || e.Lambda == nil || e.Target != TargetRuns {
 				t.Fatalf("PPIMeanOfRuns: %+v", e)
+			}
+			checkClose(t, "lambda", *e.Lambda, c.Lambda, estTol)
+			checkClose(t, "value", e.Value, c.Value, estTol)
+			checkClose(t, "SE", e.SE, c.SE, estTol)
+			checkClose(t, "lower", e.CI.Lower, c.Lower, estTol)
+			checkClose(t, "upper", e.CI.Upper, c.Upper, estTol)
+			checkClose(t, "effective n", e.EffectiveN, c.EffectiveN, 1e-9*c.EffectiveN.Value)
+		})
+	}
+}
+
+func TestStratPPIMatchesNumpyReference(t *testing.T) {
+	cases := estRefs(t).StratPPI
+	if len(cases) < 2 {
+		t.Fatalf("only %d StratPPI reference cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var strata []Stratum
+			for i, s := range c.Strata {
+				strata = append(strata, Stratum{Name: fmt.Sprint(i), Y: s.Y, FLabelled: s.FLabelled, FUnlabelled: s.FUnlabelled})
+			}
+			e := StratPPIMeanOfRuns(strata, c.Level)
+			if e.Reason != "" || e.Lambda == nil || e.Target != TargetRuns {
+				t.Fatalf("StratPPIMeanOfRuns: %+v", e)
 			}
 			checkClose(t, "lambda", *e.Lambda, c.Lambda, estTol)
 			checkClose(t, "value", e.Value, c.Value, estTol)

@@ -228,6 +228,63 @@ def classical_runs_cases():
     return out
 
 
+# ---------------------------------------------------------------- StratPPI
+# Fisch et al. (2024), arXiv 2406.04291: theta = sum_h w_h theta_h,
+# Var = sum_h w_h^2 Var_h, w_h = N_h/N, theta_h and Var_h the per-stratum
+# PPI++ (cross-fitted lambda_h) for the mean over the stratum's runs
+# (ppi_runs_ref above). A fully labelled stratum adds its mean exactly; a
+# 0/1 stratum whose labels are all equal gets (1 - n/N_h) q(1-q)/n,
+# q = (x + 1/2)/(n + 1).
+
+def strat_ref(name, strata, level):
+    N = sum(len(st[0]) + len(st[2]) for st in strata)
+    theta = var = lam = 0.0
+    ys = []
+    for y, fl, fu in strata:
+        y, fl, fu = np.asarray(y, float), np.asarray(fl, float), np.asarray(fu, float)
+        nh = len(y) + len(fu)
+        w = nh / N
+        ys.extend(y)
+        if len(fu) == 0:
+            theta += w * y.mean()
+            continue
+        if np.all(y == y[0]):
+            q = (y.sum() + 0.5) / (len(y) + 1)
+            theta += w * y.mean()
+            var += w ** 2 * (1 - len(y) / nh) * q * (1 - q) / len(y)
+            continue
+        r = ppi_runs_ref("s", y, fl, fu, level)
+        theta += w * r["value"]["value"]
+        var += w ** 2 * r["se"]["value"] ** 2
+        lam += w * r["lambda"]["value"]
+    se = math.sqrt(var)
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    s2 = np.var(ys, ddof=1)
+    tool = NUMPY + ", " + SCIPY
+    call = "sum_h (N_h/N) ppi_runs(stratum h); se = sqrt(sum_h (N_h/N)^2 se_h^2); constant 0/1 stratum: (1-n/N_h) q(1-q)/n, q = (x+1/2)/(n+1)"
+    return {"name": name, "strata": [{"y": floats(y), "f_labelled": floats(fl), "f_unlabelled": floats(fu)} for y, fl, fu in strata],
+            "level": level, "lambda": val(lam, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
+            "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
+            "effective_n": val(s2 / (var + s2 / N), tool, "var(all y, ddof=1)/(se^2 + var/N) with " + call)}
+
+
+def strat_cases():
+    rng = np.random.RandomState(20260904)
+
+    def stratum(p, n, nu, mu0, mu1, sd):
+        y = (rng.uniform(size=n + nu) < p).astype(float)
+        f = np.round(np.clip(np.where(y == 1, mu1, mu0) + rng.normal(0, sd, n + nu), 0, 1), 4)
+        return y[:n], f[:n], f[n:]
+
+    out = [strat_ref("three_strata", [stratum(0.8, 40, 300, 0.3, 0.8, 0.15), stratum(0.2, 60, 500, 0.3, 0.7, 0.2),
+                                      stratum(0.5, 30, 120, 0.4, 0.6, 0.2)], 0.95)]
+    y, fl, fu = stratum(0.5, 25, 200, 0.3, 0.7, 0.15)
+    const = (np.zeros(12), np.round(rng.uniform(0, 0.3, 12), 4), np.round(rng.uniform(0, 0.3, 90), 4))
+    full = (np.array([1.0, 0.0, 1.0]), np.array([0.9, 0.2, 0.7]), np.array([]))
+    out.append(strat_ref("constant_and_full_strata", [(y, fl, fu), const, full], 0.90))
+    return out
+
+
 # ---------------------------------------------------------------- IPW
 # Zrnic and Candes (2024), arXiv 2403.03208, mean estimation with known
 # inclusion probabilities pi and xi ~ Bernoulli(pi):
@@ -568,6 +625,7 @@ def main():
         "ppi": ppi_cases(),
         "ppi_runs": ppi_runs_cases(),
         "classical_runs": classical_runs_cases(),
+        "strat_ppi": strat_cases(),
         "ipw": ipw_cases(),
         "rogan_gladen": rg_cases(),
         "mcnemar": mcnemar_cases(),
