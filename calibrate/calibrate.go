@@ -131,10 +131,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	// subset when one is asked for.
 	design := cfg.Subset.design(sample.Runs, cfg.Deep)
 	opts := cfg.Runner
-	opts.DeepRuns, opts.SelectDeep = design.deepRuns, nil
-	if design.policy == PolicyUncertain {
-		opts.SelectDeep = design.selectUncertain(len(sample.Runs))
-	}
+	opts.DeepRuns, opts.SelectDeep = design.deepRuns, design.selectDeep(len(sample.Runs))
 	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
 	res, runErr := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
 	var stop *runner.StopError

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,9 @@ type PlanDocument struct {
 	// DeepLabels are the deep inspections the pass rate's interval needs,
 	// by estimator.
 	DeepLabels []PlanRow `yaml:"deep_labels" json:"deep_labels"`
+	// Allocation recommends how to split the deep inspections among the
+	// strata light verdict x system (--deep-policy stratified).
+	Allocation *Allocation `yaml:"allocation,omitempty" json:"allocation,omitempty"`
 	// Agreement is the paired runs the agreement's lower bound needs.
 	Agreement PlanRow  `yaml:"agreement" json:"agreement"`
 	Notes     []string `yaml:"notes" json:"notes"`
@@ -79,6 +83,84 @@ type PlanRow struct {
 	Lambda   *float64 `yaml:"lambda,omitempty" json:"lambda,omitempty"`
 	Reason   string   `yaml:"reason,omitempty" json:"reason,omitempty"`
 	Note     string   `yaml:"note,omitempty" json:"note,omitempty"`
+}
+
+// Allocation is a Neyman allocation of N deep inspections among strata.
+type Allocation struct {
+	N      int             `yaml:"n" json:"n"`
+	Rule   string          `yaml:"rule" json:"rule"`
+	Strata []AllocationRow `yaml:"strata" json:"strata"`
+}
+
+// AllocationRow is one stratum's share: its runs (scaled to the planned
+// light runs), the pilot's deep labels in it and their standard
+// deviation, and the deep inspections to give it.
+type AllocationRow struct {
+	Stratum     string  `yaml:"stratum" json:"stratum"`
+	Runs        int     `yaml:"runs" json:"runs"`
+	PilotLabels int     `yaml:"pilot_labels" json:"pilot_labels"`
+	SD          float64 `yaml:"sd" json:"sd"`
+	N           int     `yaml:"n" json:"n"`
+}
+
+// allocate recommends a Neyman allocation of n deep inspections among the
+// strata light verdict x system of the pilot (statistician.
+// NeymanAllocation, at least 2 per stratum): N_h is the stratum's share of
+// the pilot's light runs scaled to lightRuns, S_h the standard deviation
+// of the pilot's deep pass labels in it (n-1; from light's mean forecast,
+// sqrt(p(1-p)), when it has fewer than 2 labels).
+func allocate(rep *report.Report, n, lightRuns int) *Allocation {
+	type stratum struct {
+		runs int
+		y    []float64
+		f    float64
+	}
+	by := map[string]*stratum{}
+	get := func(h string) *stratum {
+		if by[h] == nil {
+			by[h] = &stratum{}
+		}
+		return by[h]
+	}
+	total := 0
+	for _, c := range rep.Comparisons {
+		p, d := aggregate.LightForecast(c)
+		s := get(aggregate.StratumOf(c.LightVerdict, c.System))
+		s.runs++
+		s.y, s.f = append(s.y, float64(d)), s.f+p
+		total++
+	}
+	for _, l := range rep.LightOnly {
+		s := get(aggregate.StratumOf(l.LightVerdict, l.System))
+		s.runs++
+		s.f += (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200
+		total++
+	}
+	if len(by) < 2 || n <= 0 || total == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(by))
+	for h := range by {
+		names = append(names, h)
+	}
+	slices.Sort(names)
+	a := &Allocation{N: n, Rule: "Neyman: n_h proportional to N_h S_h, S_h the sd of the pilot's deep pass labels in the stratum (light's forecast when it has fewer than 2), at least 2 per stratum; run with --deep-policy stratified"}
+	sizes, sd := make([]int, len(names)), make([]float64, len(names))
+	for i, h := range names {
+		s := by[h]
+		sizes[i] = max(1, int(math.Round(float64(s.runs)*float64(lightRuns)/float64(total))))
+		if len(s.y) >= 2 {
+			sd[i] = statistician.SampleSD(s.y)
+		} else {
+			p := s.f / float64(s.runs)
+			sd[i] = math.Sqrt(math.Max(0, p*(1-p)))
+		}
+	}
+	alloc := statistician.NeymanAllocation(n, sizes, sd, 2)
+	for i, h := range names {
+		a.Strata = append(a.Strata, AllocationRow{Stratum: h, Runs: sizes[i], PilotLabels: len(by[h].y), SD: sd[i], N: alloc[i]})
+	}
+	return a
 }
 
 // Plan reads a pilot report and answers, for the classical and the PPI++
@@ -140,6 +222,11 @@ func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocumen
 	ppi := planRow(statistician.PlanPPIRateAssured(y, f, doc.LightRuns, opts.HalfWidth, lvl, P), rate,
 		fmt.Sprintf("with light on all %d runs, light's predictive power as in the pilot", doc.LightRuns))
 	doc.DeepLabels = append(doc.DeepLabels, ppi)
+	if ppi.N != nil {
+		doc.Allocation = allocate(rep, *ppi.N, doc.LightRuns)
+	} else if doc.DeepLabels[0].N != nil {
+		doc.Allocation = allocate(rep, *doc.DeepLabels[0].N, doc.LightRuns)
+	}
 
 	target := opts.AgreementTarget / 100
 	ap := statistician.PlanAgreement(agree/100, target, statistician.Z95)
@@ -193,6 +280,12 @@ func (d PlanDocument) Markdown() []byte {
 	b.WriteString("| estimator | at rate | deep inspections | half-width reached | note |\n|---|---|---|---|---|\n")
 	for _, r := range d.DeepLabels {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Method, optStat(r.AtRate), optInt(r.N), optStat(r.Achieved), rowNote(r))
+	}
+	if al := d.Allocation; al != nil {
+		fmt.Fprintf(&b, "\n## Stratified allocation of %d deep inspections\n\n%s.\n\n| stratum | runs | pilot labels | sd | deep inspections |\n|---|---|---|---|---|\n", al.N, al.Rule)
+		for _, r := range al.Strata {
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %d |\n", r.Stratum, r.Runs, r.PilotLabels, stat(r.SD), r.N)
+		}
 	}
 	a := d.Agreement
 	fmt.Fprintf(&b, "\n## Agreement\n\n| observed | paired runs | lower bound reached | note |\n|---|---|---|---|\n")

@@ -85,3 +85,56 @@ func TestPlanRefusesBadOptionsAndAnEmptyPilot(t *testing.T) {
 		t.Errorf("empty pilot: %v", err)
 	}
 }
+
+// The plan recommends a Neyman allocation over light verdict x system
+// from the pilot's deep labels, and --assurance asks for more labels.
+func TestPlanAllocatesByStratumAndAssures(t *testing.T) {
+	rep := &report.Report{}
+	add := func(sys, lv string, deepPass bool, k int) {
+		for i := range k {
+			c := comparator.Comparison{RunID: sys + lv + strconv.Itoa(i), System: sys, LightVerdict: lv, DeepVerdict: runner.VerdictFail,
+				Light: comparator.Scores{RuntimeFidelity: 30, TaskEffectiveness: 30}}
+			if lv == runner.VerdictPass {
+				c.Light = comparator.Scores{RuntimeFidelity: 80, TaskEffectiveness: 80}
+			}
+			if deepPass && i%2 == 0 || lv == runner.VerdictPass && !deepPass {
+				c.DeepVerdict = runner.VerdictPass
+			}
+			c.VerdictMatch = (c.DeepVerdict == runner.VerdictPass) == (lv == runner.VerdictPass)
+			rep.Comparisons = append(rep.Comparisons, c)
+		}
+	}
+	add("a", runner.VerdictPass, false, 30) // every deep label passes: sd 0
+	add("a", runner.VerdictFail, true, 20)  // half pass: sd about 0.5
+	add("b", runner.VerdictFail, false, 30) // none pass: sd 0
+	doc, err := Plan(rep, PlanOptions{HalfWidth: 0.05, AgreementTarget: 60, LightRuns: 8000}, "evalcal test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	al := doc.Allocation
+	if al == nil || len(al.Strata) != 3 {
+		t.Fatalf("allocation %+v", al)
+	}
+	sum := 0
+	for _, r := range al.Strata {
+		sum += r.N
+		if r.SD == 0 && r.N != 2 {
+			t.Errorf("stratum %s has no variance in the pilot: %d deep, want the floor 2", r.Stratum, r.N)
+		}
+	}
+	if sum != al.N || al.Strata[0].Stratum != "fail / a" || al.Strata[0].N != al.N-4 || al.Strata[0].Runs != 2000 {
+		t.Errorf("allocation %+v", al)
+	}
+	hi, err := Plan(rep, PlanOptions{HalfWidth: 0.05, AgreementTarget: 60, LightRuns: 8000, Assurance: 0.9}, "evalcal test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pilot's rate is 0.5: the classical plan cannot widen, PPI++'s does.
+	last := len(doc.DeepLabels) - 1
+	if *hi.DeepLabels[last].N <= *doc.DeepLabels[last].N || hi.Assurance != 0.9 || doc.Assurance != 0.5 || len(hi.Notes) == len(doc.Notes) {
+		t.Errorf("assurance 0.9: %d labels against 0.5: %d", *hi.DeepLabels[last].N, *doc.DeepLabels[last].N)
+	}
+	if _, err := Plan(rep, PlanOptions{HalfWidth: 0.05, AgreementTarget: 60, Assurance: 1}, "t"); err == nil {
+		t.Error("assurance 1 accepted")
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/statistician"
+	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // Deep-subset policies.
@@ -23,6 +25,11 @@ const (
 	// higher where light is least sure (see uncertainty), with a uniform
 	// floor, and draws each run independently (Poisson sampling).
 	PolicyUncertain = "uncertain"
+	// PolicyStratified splits the runs into strata by light's verdict and
+	// the run's system, shares the deep budget among them by Neyman
+	// allocation (see selectStratified) and draws a seeded simple random
+	// sample in each.
+	PolicyStratified = "stratified"
 	// PolicyGiven takes the deep subset from the deep source: the runs a
 	// saved file (human labels) holds deep inspections of.
 	PolicyGiven = "given"
@@ -73,9 +80,9 @@ func (s Subset) check() error {
 		return fmt.Errorf("calibrate: give a deep sample size or a deep fraction, not both")
 	}
 	switch s.Policy {
-	case "", PolicyUniform, PolicyUncertain:
+	case "", PolicyUniform, PolicyUncertain, PolicyStratified:
 	default:
-		return fmt.Errorf("calibrate: deep policy must be uniform or uncertain, got %q", s.Policy)
+		return fmt.Errorf("calibrate: deep policy must be uniform, uncertain or stratified, got %q", s.Policy)
 	}
 	switch s.Chosen {
 	case "", "random":
@@ -106,6 +113,8 @@ type design struct {
 	// uniformFallback is set when the uncertain policy found every run
 	// equally uncertain and drew a uniform Poisson sample instead.
 	uniformFallback bool
+	// strata is the number of strata of the stratified policy.
+	strata int
 }
 
 // design decides the deep subset over the sampled runs.
@@ -154,8 +163,8 @@ func (s Subset) design(runs []sampler.Run, deep runner.Inspector) design {
 		return d
 	}
 	d.pi = map[string]float64{}
-	if s.Policy == PolicyUncertain {
-		d.policy = PolicyUncertain
+	if s.Policy == PolicyUncertain || s.Policy == PolicyStratified {
+		d.policy = s.Policy
 		return d
 	}
 	// Uniform: the round(target) runs with the smallest draws, over the
@@ -319,6 +328,80 @@ func (d *design) selectUncertain(sampled int) func(map[string][]runner.Inspectio
 	}
 }
 
+// selectDeep returns the runner's SelectDeep for a policy that needs light
+// on every run first, nil for the others.
+func (d *design) selectDeep(sampled int) func(map[string][]runner.Inspection) map[string]bool {
+	switch d.policy {
+	case PolicyUncertain:
+		return d.selectUncertain(sampled)
+	case PolicyStratified:
+		return d.selectStratified(sampled)
+	}
+	return nil
+}
+
+// StratifiedMinPerStratum is the fewest deep labels the stratified policy
+// gives a stratum (all its runs when it has fewer): stratified PPI++ needs
+// 2 to estimate a stratum's variance.
+const StratifiedMinPerStratum = 2
+
+// selectStratified returns the runner's SelectDeep for the stratified
+// policy: the job's runs with a light inspection are split into strata by
+// light's consolidated verdict and the system (aggregate.StratumOf); the
+// job's share of the deep budget, round(n m/N), is split by
+// statistician.NeymanAllocation with each stratum's S_h taken from light,
+// sqrt(p_h (1 - p_h)) with p_h the stratum's mean light forecast of a
+// deep pass ((runtime_fidelity + task_effectiveness)/200; light is the
+// only pilot a run has before deep), at least StratifiedMinPerStratum per
+// stratum; in stratum h the n_h runs with the smallest draw(seed, id) are
+// inspected deep, so pi_i = n_h/N_h. Shards allocate over their own runs.
+// The plan command recommends an allocation from a pilot's deep labels
+// instead.
+func (d *design) selectStratified(sampled int) func(map[string][]runner.Inspection) map[string]bool {
+	return func(light map[string][]runner.Inspection) map[string]bool {
+		strata := map[string][]string{}
+		forecast := map[string]float64{}
+		for id, reps := range light {
+			in := runner.Consolidate(reps)
+			h := aggregate.StratumOf(in.Verdict, in.System)
+			strata[h] = append(strata[h], id)
+			forecast[h] += (in.RuntimeFidelity + in.TaskEffectiveness) / 200
+		}
+		names := make([]string, 0, len(strata))
+		for h := range strata {
+			names = append(names, h)
+		}
+		sort.Strings(names)
+		sizes, sd := make([]int, len(names)), make([]float64, len(names))
+		for i, h := range names {
+			sizes[i] = len(strata[h])
+			p := forecast[h] / float64(sizes[i])
+			sd[i] = math.Sqrt(math.Max(0, p*(1-p)))
+		}
+		nJob := int(math.Round(d.target * float64(len(light)) / float64(sampled)))
+		alloc := statistician.NeymanAllocation(nJob, sizes, sd, StratifiedMinPerStratum)
+		out := map[string]bool{}
+		for i, h := range names {
+			ids := strata[h]
+			sort.Slice(ids, func(a, b int) bool {
+				ua, ub := draw(d.subset.Seed, ids[a]), draw(d.subset.Seed, ids[b])
+				if ua != ub {
+					return ua < ub
+				}
+				return ids[a] < ids[b]
+			})
+			for j, id := range ids {
+				d.pi[id] = float64(alloc[i]) / float64(len(ids))
+				if j < alloc[i] {
+					out[id] = true
+				}
+			}
+		}
+		d.strata = len(names)
+		return out
+	}
+}
+
 // waterFill scales base (positive, summing to total) so that no value
 // exceeds 1 and the values still sum to total (when total <= len(base)):
 // capped values are fixed at 1 and the rest scaled up, until none exceeds 1.
@@ -397,6 +480,8 @@ func (d *design) inputs() *report.SubsetInputs {
 			in.HowChosen = "seeded Poisson sampling with pi = n/N for every run: the uncertain policy found every run equally uncertain (light's scores, verdicts and repeats told none apart), so it fell back to uniform"
 			in.MinPi = d.target / float64(d.n)
 		}
+	case PolicyStratified:
+		in.HowChosen = fmt.Sprintf("a seeded simple random sample in each of %d strata (light verdict x system), Neyman allocation from light's forecasts, at least %d per stratum", d.strata, StratifiedMinPerStratum)
 	case PolicyGiven:
 		switch {
 		case d.assumed:

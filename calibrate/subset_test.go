@@ -87,3 +87,64 @@ func TestUncertainPolicyFallsBackToUniform(t *testing.T) {
 		t.Errorf("split repeats: fallback %v, pi %v vs %v", d2.uniformFallback, d2.pi["Aa"], d2.pi["Ba"])
 	}
 }
+
+// The stratified policy: strata by light verdict x system, every stratum
+// at least 2 deep labels (or all its runs), the budget met, pi equal
+// within a stratum, and the estimate section's stratified PPI++ valid
+// while classical and PPI++ (which assume one uniform subset) are not
+// when the strata's probabilities differ.
+func TestStratifiedDeepSubset(t *testing.T) {
+	cfg := builtinConfig()
+	cfg.Subset = Subset{Fraction: 0.5, Policy: PolicyStratified, Seed: 5}
+	rep := mustRun(t, cfg)
+	strata := map[string][]float64{}
+	deep := map[string]int{}
+	system := map[string]string{}
+	verdict := map[string]string{}
+	for _, c := range rep.Comparisons {
+		system[c.RunID], verdict[c.RunID] = c.System, c.LightVerdict
+	}
+	for _, l := range rep.LightOnly {
+		system[l.RunID], verdict[l.RunID] = l.System, l.LightVerdict
+	}
+	total := 0
+	for _, in := range rep.Inclusion {
+		h := verdict[in.RunID] + " / " + system[in.RunID]
+		if in.Pi == nil {
+			t.Fatalf("%s: no pi", in.RunID)
+		}
+		strata[h] = append(strata[h], *in.Pi)
+		if in.Deep {
+			deep[h]++
+			total++
+		}
+	}
+	floors := 0
+	for _, pis := range strata {
+		floors += min(2, len(pis))
+	}
+	if want := max(floors, int(math.Round(0.5*float64(len(rep.Sample.Runs))))); total != want {
+		t.Errorf("%d deep inspections in %d strata, want %d (the budget, or the floors when more)", total, len(strata), want)
+	}
+	for h, pis := range strata {
+		for _, p := range pis {
+			if p != pis[0] {
+				t.Errorf("stratum %s: pi %v", h, pis)
+				break
+			}
+		}
+		if deep[h] < min(2, len(pis)) || math.Abs(pis[0]-float64(deep[h])/float64(len(pis))) > 1e-12 {
+			t.Errorf("stratum %s: %d deep of %d, pi %v", h, deep[h], len(pis), pis[0])
+		}
+	}
+	if rep.Inputs.DeepSubset == nil || rep.Inputs.DeepSubset.Policy != PolicyStratified || !strings.Contains(rep.Inputs.DeepSubset.HowChosen, "Neyman") {
+		t.Errorf("inputs %+v", rep.Inputs.DeepSubset)
+	}
+	e := rep.Estimate
+	if e == nil || e.PassRate.StratPPI == nil {
+		t.Fatalf("no stratified estimate: %+v", e)
+	}
+	if len(strata) > 1 && e.PassRate.StratPPI.Reason != "" && !strings.HasPrefix(e.PassRate.StratPPI.Reason, "interval undefined") {
+		t.Errorf("stratified PPI++: %q", e.PassRate.StratPPI.Reason)
+	}
+}

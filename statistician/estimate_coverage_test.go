@@ -269,6 +269,26 @@ func simulateCoverage(s coverageSetting, datasets, runsPerDataset int, seed uint
 		}
 		tally(MethodClassical).add(classical.CI, truth, classical.Reason, nil, classical.EffectiveN)
 		tally(MethodPPI).add(ppi.CI, truth, ppi.Reason, ppi.Lambda, ppi.EffectiveN)
+		// Stratified PPI++ over light's verdict (post-stratified: the
+		// subset is uniform, so it is a simple random sample in each).
+		var strata [2]Stratum
+		for _, r := range runs {
+			k := 0
+			if r.lightPass {
+				k = 1
+			}
+			if r.labelled {
+				strata[k].Y, strata[k].FLabelled = append(strata[k].Y, r.y), append(strata[k].FLabelled, r.f)
+			} else {
+				strata[k].FUnlabelled = append(strata[k].FUnlabelled, r.f)
+			}
+		}
+		pooled, _ := PoolSmallStrata(strata[:])
+		sp := StratPPIMeanOfRuns(pooled, coverageLevel)
+		if !s.score {
+			sp = sp.ClampTo(0, 1)
+		}
+		tally(MethodStratPPI).add(sp.CI, truth, sp.Reason, sp.Lambda, sp.EffectiveN)
 	}
 	row.labels /= float64(datasets)
 	return row
@@ -290,7 +310,7 @@ const (
 // outsideBand reports whether an estimator judged by the band (classical,
 // PPI++, IPW) covers outside it in row r.
 func outsideBand(r coverageRow) bool {
-	for _, m := range []string{MethodClassical, MethodPPI, MethodIPW} {
+	for _, m := range []string{MethodClassical, MethodPPI, MethodIPW, MethodStratPPI} {
 		if tl := r.tallies[m]; tl != nil && (tl.coverage() < coverageBandLow || tl.coverage() > coverageBandHigh) {
 			return true
 		}
@@ -370,13 +390,13 @@ func parallel(n int, work func(i int)) {
 	wg.Wait()
 }
 
-var coverageMethods = []string{MethodClassical, MethodPPI, MethodIPW, MethodRoganGladen}
+var coverageMethods = []string{MethodClassical, MethodPPI, MethodIPW, MethodRoganGladen, MethodStratPPI}
 
 // coverageTable renders rows as the Markdown table for the README.
 func coverageTable(rows []coverageRow) string {
 	var b strings.Builder
-	b.WriteString("| setting | datasets | deep labels | classical | PPI++ | IPW | Rogan-Gladen | PPI++ lambda | PPI++ worth |\n")
-	b.WriteString("|---|---:|---:|---|---|---|---|---:|---:|\n")
+	b.WriteString("| setting | datasets | deep labels | classical | PPI++ | IPW | Rogan-Gladen | stratified PPI++ | PPI++ lambda | PPI++ worth |\n")
+	b.WriteString("|---|---:|---:|---|---|---|---|---|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %d | %.0f |", r.setting, r.datasets, r.labels)
 		for _, m := range coverageMethods {
@@ -430,7 +450,7 @@ func TestEstimatorCoverage(t *testing.T) {
 	t.Logf("coverage of the 95%% intervals (mean half-width), datasets of %d runs, %v:\n%s",
 		coverageRuns, time.Since(start).Round(time.Second), coverageTable(rows))
 	for _, r := range rows {
-		for _, m := range []string{MethodClassical, MethodPPI, MethodIPW} {
+		for _, m := range []string{MethodClassical, MethodPPI, MethodIPW, MethodStratPPI} {
 			tl := r.tallies[m]
 			if tl == nil {
 				continue
@@ -441,6 +461,9 @@ func TestEstimatorCoverage(t *testing.T) {
 		}
 		if c, p := r.tallies[MethodClassical], r.tallies[MethodPPI]; c != nil && p != nil && p.meanWidth() > c.meanWidth() {
 			t.Errorf("%s: PPI++ mean width %.4g above classical %.4g", r.setting, p.meanWidth(), c.meanWidth())
+		}
+		if sp, p := r.tallies[MethodStratPPI], r.tallies[MethodPPI]; sp != nil && p != nil && sp.meanWidth() > p.meanWidth() {
+			t.Errorf("%s: stratified PPI++ mean width %.4g above PPI++ %.4g", r.setting, sp.meanWidth(), p.meanWidth())
 		}
 		if rg := r.tallies[MethodRoganGladen]; rg != nil && rg.defined >= r.datasets/2 {
 			if c := float64(rg.covered) / float64(rg.defined); c < 0.90 {

@@ -233,3 +233,12 @@ func NeymanAllocation(n int, sizes []int, sd []float64, minPer int) []int {
 	}
 	return out
 }
+
+// SampleSD is the sample standard deviation of x (n-1 denominator); 0 for
+// fewer than 2 values.
+func SampleSD(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	return math.Sqrt(sampleVariance(x))
+}

@@ -159,7 +159,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
 	fs.IntVar(&o.DeepSample, "deep-sample", 0, "inspect only `N` runs at depth deep (a seeded subset); light inspects every run")
 	fs.Float64Var(&o.DeepFraction, "deep-fraction", 0, "inspect this `FRACTION` (0 < F <= 1) of the runs at depth deep")
-	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, or uncertain (more deep where light is least sure)")
+	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure) or stratified (by light verdict x system, Neyman allocation)")
 	fs.StringVar(&o.DeepSubset, "deep-subset", "", "how a deep source covering some runs only chose them: random (`HOW`); unset, random is assumed and the report says so")
 	fs.IntVar(&o.Repeat, "repeat", 1, fmt.Sprintf("call each side `K` times per run (1..%d) to measure its repeatability", maxRepeat))
 	fs.StringVar(&o.BaseURL, "base-url", "", "API base `URL` of both LLM sides (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
@@ -231,8 +231,8 @@ func (o *runOptions) validate() error {
 		return usageErrorf("run: --deep-fraction must be in (0, 1], got %v", o.DeepFraction)
 	case o.DeepSample > 0 && o.DeepFraction > 0:
 		return usageErrorf("run: give --deep-sample or --deep-fraction, not both")
-	case o.DeepPolicy != calibrate.PolicyUniform && o.DeepPolicy != calibrate.PolicyUncertain:
-		return usageErrorf("run: --deep-policy must be uniform or uncertain, got %q", o.DeepPolicy)
+	case o.DeepPolicy != calibrate.PolicyUniform && o.DeepPolicy != calibrate.PolicyUncertain && o.DeepPolicy != calibrate.PolicyStratified:
+		return usageErrorf("run: --deep-policy must be uniform, uncertain or stratified, got %q", o.DeepPolicy)
 	case o.DeepSubset != "" && o.DeepSubset != "random":
 		return usageErrorf("run: --deep-subset must be random, got %q", o.DeepSubset)
 	case o.Repeat < 1 || o.Repeat > maxRepeat:

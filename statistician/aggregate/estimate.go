@@ -98,18 +98,20 @@ func leniency(cs []comparator.Comparison) Leniency {
 // estimateRun is one run's light prediction and, when labelled, its deep
 // outcome.
 type estimateRun struct {
-	id           string
-	lightPass    bool
-	f            float64 // light's forecast of a deep pass
-	lightRF      float64
-	lightTE      float64
-	labelled     bool
-	deepPass     float64
-	deepRF       float64
-	deepTE       float64
-	pi           float64
-	piKnown      bool
-	lightVerdict string
+	id        string
+	lightPass bool
+	f         float64 // light's forecast of a deep pass
+	lightRF   float64
+	lightTE   float64
+	labelled  bool
+	deepPass  float64
+	deepRF    float64
+	deepTE    float64
+	pi        float64
+	piKnown   bool
+	// stratum is light's verdict and the run's system: the strata of
+	// stratified PPI++ and of the stratified deep policy.
+	stratum string
 }
 
 // estimate computes the estimate section: what deep would say over every
@@ -127,14 +129,14 @@ func estimate(in Input) Estimate {
 	runs := make([]estimateRun, 0, len(in.Comparisons)+len(in.LightOnly))
 	for _, c := range in.Comparisons {
 		p, y := LightForecast(c)
-		r := estimateRun{id: c.RunID, lightPass: c.LightVerdict == runner.VerdictPass, f: p,
+		r := estimateRun{id: c.RunID, stratum: StratumOf(c.LightVerdict, c.System), lightPass: c.LightVerdict == runner.VerdictPass, f: p,
 			lightRF: c.Light.RuntimeFidelity, lightTE: c.Light.TaskEffectiveness, labelled: true,
 			deepPass: float64(y), deepRF: c.Deep.RuntimeFidelity, deepTE: c.Deep.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[c.RunID]
 		runs = append(runs, r)
 	}
 	for _, l := range in.LightOnly {
-		r := estimateRun{id: l.RunID, lightPass: l.LightVerdict == runner.VerdictPass,
+		r := estimateRun{id: l.RunID, stratum: StratumOf(l.LightVerdict, l.System), lightPass: l.LightVerdict == runner.VerdictPass,
 			f: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200, lightRF: l.Light.RuntimeFidelity, lightTE: l.Light.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[l.RunID]
 		runs = append(runs, r)
@@ -170,6 +172,10 @@ func estimate(in Input) Estimate {
 	e.PassRate = estimateSet(runs, pass, fPass, true, uniform, piOK)
 	e.RuntimeFidelity = estimateSet(runs, rf, fRF, false, uniform, piOK)
 	e.TaskEffectiveness = estimateSet(runs, te, fTE, false, uniform, piOK)
+	why := stratifiedValid(runs, uniform)
+	e.PassRate.StratPPI = stratified(runs, pass, fPass, true, why)
+	e.RuntimeFidelity.StratPPI = stratified(runs, rf, fRF, false, why)
+	e.TaskEffectiveness.StratPPI = stratified(runs, te, fTE, false, why)
 	if uniform {
 		rg := roganGladen(runs)
 		e.PassRate.RoganGladen = &rg
@@ -259,6 +265,77 @@ func estimateSet(runs []estimateRun, y, f func(estimateRun) float64, rate, unifo
 	return s
 }
 
+// StratumOf is the stratum of a run with light verdict v and system sys:
+// "v / sys".
+func StratumOf(v, sys string) string { return v + " / " + sys }
+
+// stratifiedValid says why stratified PPI++ is not valid for the design,
+// or "": it needs a simple random sample within each stratum, which a
+// uniform subset gives (post-stratification) and so does any design whose
+// recorded inclusion probabilities are equal within each stratum (the
+// stratified policy); the uncertain policy's are not.
+func stratifiedValid(runs []estimateRun, uniform bool) string {
+	if uniform {
+		return ""
+	}
+	pi := map[string]float64{}
+	for _, r := range runs {
+		if !r.piKnown || !(r.pi > 0 && r.pi <= 1) {
+			if r.labelled {
+				return "not valid here: the inclusion probability of some labelled runs is not known"
+			}
+			continue
+		}
+		if p, ok := pi[r.stratum]; ok && math.Abs(p-r.pi) > 1e-12 {
+			return "not valid here: the inclusion probabilities differ within a stratum (light verdict x system); see ipw"
+		}
+		pi[r.stratum] = r.pi
+	}
+	return ""
+}
+
+// stratified is stratified PPI++ over the strata light verdict x system,
+// with strata of fewer than 2 labels pooled under a uniform design; nil
+// with a single stratum (it is PPI++ then).
+func stratified(runs []estimateRun, y, f func(estimateRun) float64, rate bool, why string) *MethodEstimate {
+	byName := map[string]*statistician.Stratum{}
+	var names []string
+	for _, r := range runs {
+		s := byName[r.stratum]
+		if s == nil {
+			s = &statistician.Stratum{Name: r.stratum}
+			byName[r.stratum] = s
+			names = append(names, r.stratum)
+		}
+		if r.labelled {
+			s.Y, s.FLabelled = append(s.Y, y(r)), append(s.FLabelled, f(r))
+		} else {
+			s.FUnlabelled = append(s.FUnlabelled, f(r))
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	if why != "" {
+		return &MethodEstimate{Reason: why}
+	}
+	slices.Sort(names)
+	strata := make([]statistician.Stratum, len(names))
+	for i, n := range names {
+		strata[i] = *byName[n]
+	}
+	strata, _ = statistician.PoolSmallStrata(strata)
+	if len(strata) < 2 {
+		return &MethodEstimate{Reason: "insufficient data: fewer than 2 strata with 2 deep labels each"}
+	}
+	est := statistician.StratPPIMeanOfRuns(strata, level)
+	if rate {
+		est = est.ClampTo(0, 1)
+	}
+	m := methodEstimate(est)
+	return &m
+}
+
 // methodEstimate turns a statistician.Estimate into the report's form:
 // null figures with the reason when it is undefined.
 func methodEstimate(e statistician.Estimate) MethodEstimate {
@@ -320,6 +397,7 @@ func best(s EstimateSet) *BestEstimate {
 	consider(statistician.MethodPPI, &s.PPI)
 	consider(statistician.MethodIPW, s.IPW)
 	consider(statistician.MethodRoganGladen, s.RoganGladen)
+	consider(statistician.MethodStratPPI, s.StratPPI)
 	return out
 }
 

@@ -87,6 +87,9 @@ type EstimateSet struct {
 	PPI         MethodEstimate  `yaml:"ppi" json:"ppi"`
 	IPW         *MethodEstimate `yaml:"ipw,omitempty" json:"ipw,omitempty"`
 	RoganGladen *MethodEstimate `yaml:"rogan_gladen,omitempty" json:"rogan_gladen,omitempty"`
+	// StratPPI is stratified PPI++ over the strata light verdict x system
+	// (see statistician.StratPPIMeanOfRuns); nil when there is one stratum.
+	StratPPI *MethodEstimate `yaml:"stratified_ppi,omitempty" json:"stratified_ppi,omitempty"`
 }
 
 // MethodEstimate is one estimator's answer: the point estimate and its
