@@ -18,6 +18,7 @@ import (
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
+	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // summeval is the real judge data of ../shared/real-judge-data/summeval
@@ -184,6 +185,8 @@ func TestSavedLabelsWithUnequalProbabilitiesAlwaysGiveIPW(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(20, 2026))
 	covered, ipw := 0, 0
+	strat, stratCovered := 0, 0
+	var stratWidth, ipwWidth float64
 	for rep := range reps {
 		pi := map[string]float64{}
 		var labelled []realRun
@@ -224,15 +227,114 @@ func TestSavedLabelsWithUnequalProbabilitiesAlwaysGiveIPW(t *testing.T) {
 			t.Errorf("subset %d: classical (%q) or PPI++ (%q) reported as valid under unequal probabilities", rep,
 				pr.Classical.Reason, pr.PPI.Reason)
 		}
-		if e.Best == nil || e.Best.Method != statistician.MethodIPW {
-			t.Errorf("subset %d: best is %+v, want ipw", rep, e.Best)
+		// pi depends on light's verdict only, so it is equal within each
+		// stratum light verdict x system: stratified PPI++ is valid too.
+		if e.Best == nil || (e.Best.Method != statistician.MethodIPW && e.Best.Method != statistician.MethodStratPPI) {
+			t.Errorf("subset %d: best is %+v, want ipw or stratified ppi++", rep, e.Best)
 		}
 		if pr.IPW.CI95.Lower <= truth && truth <= pr.IPW.CI95.Upper {
 			covered++
 		}
+		if sp := pr.StratPPI; sp != nil && sp.CI95 != nil {
+			strat++
+			if sp.CI95.Lower <= truth && truth <= sp.CI95.Upper {
+				stratCovered++
+			}
+			stratWidth += (sp.CI95.Upper - sp.CI95.Lower) / 2
+			ipwWidth += (pr.IPW.CI95.Upper - pr.IPW.CI95.Lower) / 2
+		}
 	}
-	t.Logf("%d subsets: IPW in %d, covering the experts' pass rate %.4f in %d", reps, ipw, truth, covered)
+	t.Logf("%d subsets: IPW in %d, covering the experts' pass rate %.4f in %d; stratified PPI++ in %d, covering in %d, mean half-width %.4f (IPW's %.4f)",
+		reps, ipw, truth, covered, strat, stratCovered, stratWidth/float64(max(strat, 1)), ipwWidth/float64(max(strat, 1)))
 	if !testing.Short() && float64(covered) < 0.9*float64(reps) {
 		t.Errorf("IPW covered the pass rate in %d of %d subsets, want about 95%%", covered, reps)
 	}
+}
+
+// TestRealDataCalibratedAndStratifiedPPI draws uniform subsets of 120
+// expert labels of SummEval (a saved file, --deep-subset random) and
+// compares, through Run, PPI++ with light's fixed forecast, PPI++ with the
+// calibrated predictor and stratified PPI++: coverage of the experts' pass
+// rate over all summaries and mean half-widths are logged, and the
+// calibrated PPI++ must not be wider on average than the fixed one.
+func TestRealDataCalibratedAndStratifiedPPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 calibrations of 1,200 runs")
+	}
+	runs := loadSummeval(t)
+	truth := 0.0
+	for _, r := range runs {
+		if r.deepVerdict == runner.VerdictPass {
+			truth++
+		}
+	}
+	truth /= float64(len(runs))
+	dir := t.TempDir()
+	lightPath := filepath.Join(dir, "light.jsonl")
+	writeSaved(t, lightPath, runs, runner.Light, nil)
+	light, lightRuns, err := saved.Load(lightPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(21, 2026))
+	const reps, n = 100, 120
+	var cover [3]int
+	var width [3]float64
+	defined := [3]int{}
+	isotonic := 0
+	for rep := range reps {
+		perm := rng.Perm(len(runs))
+		var labelled []realRun
+		for _, i := range perm[:n] {
+			labelled = append(labelled, runs[i])
+		}
+		deepPath := filepath.Join(dir, fmt.Sprintf("deep-%d.jsonl", rep))
+		writeSaved(t, deepPath, labelled, runner.Deep, nil)
+		deep, _, err := saved.Load(deepPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Runs: lightRuns, Light: light, Deep: deep, Subset: Subset{Chosen: "random"},
+			Sample: sampler.SelectOptions{Seed: 1}, Runner: runner.Options{Jobs: 2, Timeout: runner.DefaultTimeout}}
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := r.Estimate.PassRate
+		for k, m := range []*MethodEstimateRef{ref(&pr.PPI), ref(pr.PPICalibrated), ref(pr.StratPPI)} {
+			if m == nil || m.lower == nil {
+				continue
+			}
+			defined[k]++
+			if *m.lower <= truth && truth <= *m.upper {
+				cover[k]++
+			}
+			width[k] += (*m.upper - *m.lower) / 2
+		}
+		if pr.Predictor == "isotonic" {
+			isotonic++
+		}
+	}
+	for k, name := range []string{"PPI++ (fixed map)", "PPI++ (calibrated)", "stratified PPI++"} {
+		t.Logf("%s: defined in %d of %d, covers %d, mean half-width %.4f", name, defined[k], reps, cover[k], width[k]/float64(max(defined[k], 1)))
+	}
+	t.Logf("the calibrated PPI++ used the isotonic map in %d of %d", isotonic, reps)
+	if defined[0] != reps || defined[1] != reps {
+		t.Fatalf("PPI++ defined in %d, calibrated in %d of %d", defined[0], defined[1], reps)
+	}
+	if width[1] > width[0] {
+		t.Errorf("calibrated PPI++ mean half-width %.4f above the fixed map's %.4f", width[1]/reps, width[0]/reps)
+	}
+}
+
+// MethodEstimateRef is a report estimate's interval, nil bounds when it
+// has none.
+type MethodEstimateRef struct{ lower, upper *float64 }
+
+func ref(m *aggregate.MethodEstimate) *MethodEstimateRef {
+	if m == nil || m.Reason != "" || m.CI95 == nil {
+		return nil
+	}
+	lo, hi := m.CI95.Lower, m.CI95.Upper
+	return &MethodEstimateRef{&lo, &hi}
 }

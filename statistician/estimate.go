@@ -55,7 +55,10 @@ type Estimate struct {
 	// runs at hand; finite-population corrected) or TargetProcess (the
 	// process producing them); "" is TargetProcess.
 	Target string `yaml:"target,omitempty" json:"target,omitempty"`
-	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// Predictor says which light predictor PPIMeanOfRunsCalibrated used
+	// (PredictorFixed or PredictorIsotonic); "" elsewhere.
+	Predictor string `yaml:"predictor,omitempty" json:"predictor,omitempty"`
+	Reason    string `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // ClampTo returns e with Value and the interval bounds clamped to

@@ -462,8 +462,12 @@ func TestEstimatorCoverage(t *testing.T) {
 		if c, p := r.tallies[MethodClassical], r.tallies[MethodPPI]; c != nil && p != nil && p.meanWidth() > c.meanWidth() {
 			t.Errorf("%s: PPI++ mean width %.4g above classical %.4g", r.setting, p.meanWidth(), c.meanWidth())
 		}
-		if sp, p := r.tallies[MethodStratPPI], r.tallies[MethodPPI]; sp != nil && p != nil && sp.meanWidth() > p.meanWidth() {
-			t.Errorf("%s: stratified PPI++ mean width %.4g above PPI++ %.4g", r.setting, sp.meanWidth(), p.meanWidth())
+		// Stratified PPI++ (by light's verdict) is 20-30% narrower than
+		// PPI++ with a strong predictor; where the strata do not matter
+		// (a weak predictor) it pays for estimating two lambdas, at most
+		// 0.4% in the run recorded in the README: the bound is 0.5%.
+		if sp, p := r.tallies[MethodStratPPI], r.tallies[MethodPPI]; sp != nil && p != nil && sp.meanWidth() > 1.005*p.meanWidth() {
+			t.Errorf("%s: stratified PPI++ mean width %.4g above PPI++ %.4g by more than 0.5%%", r.setting, sp.meanWidth(), p.meanWidth())
 		}
 		if rg := r.tallies[MethodRoganGladen]; rg != nil && rg.defined >= r.datasets/2 {
 			if c := float64(rg.covered) / float64(rg.defined); c < 0.90 {

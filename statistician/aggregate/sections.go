@@ -69,6 +69,8 @@ type Estimate struct {
 	TaskEffectiveness EstimateSet   `yaml:"task_effectiveness" json:"task_effectiveness"`
 	Notes             []string      `yaml:"notes" json:"notes"`
 	Best              *BestEstimate `yaml:"best" json:"best"`
+	// Transport checks the pass rate's isotonic map system by system.
+	Transport []TransportCheck `yaml:"transport,omitempty" json:"transport,omitempty"`
 }
 
 // BestEstimate names the estimator the summary quotes for the pass rate:
@@ -90,6 +92,26 @@ type EstimateSet struct {
 	// StratPPI is stratified PPI++ over the strata light verdict x system
 	// (see statistician.StratPPIMeanOfRuns); nil when there is one stratum.
 	StratPPI *MethodEstimate `yaml:"stratified_ppi,omitempty" json:"stratified_ppi,omitempty"`
+	// PPICalibrated is PPI++ with light's prediction recalibrated to the
+	// deep labels by cross-fitted isotonic regression, or with the fixed
+	// map when that is narrower (statistician.PPIMeanOfRunsCalibrated);
+	// Predictor says which.
+	PPICalibrated *MethodEstimate `yaml:"ppi_calibrated,omitempty" json:"ppi_calibrated,omitempty"`
+	Predictor     string          `yaml:"ppi_calibrated_predictor,omitempty" json:"ppi_calibrated_predictor,omitempty"`
+}
+
+// TransportCheck is one system's check of the isotonic map from light's
+// forecast to the deep pass: the mean of deep minus the cross-fitted
+// prediction over its labelled runs, with its 95% t interval; Transports
+// is false when the interval excludes 0 (the map fitted on all systems is
+// off for this one).
+type TransportCheck struct {
+	System       string                 `yaml:"system" json:"system"`
+	N            int                    `yaml:"n" json:"n"`
+	MeanResidual *float64               `yaml:"mean_residual" json:"mean_residual"`
+	CI95         *statistician.Interval `yaml:"ci95" json:"ci95"`
+	Transports   bool                   `yaml:"transports" json:"transports"`
+	Reason       string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // MethodEstimate is one estimator's answer: the point estimate and its
