@@ -125,6 +125,28 @@ func readJSONL(t *testing.T, path string, each func([]byte)) {
 	}
 }
 
+// summevalLight loads the real data and serves its light side from a
+// saved file in a temporary directory: the runs, the experts' pass rate
+// over all of them, the light inspector and its runs, and the directory.
+func summevalLight(t *testing.T) (runs []realRun, truth float64, light *saved.Inspector, lightRuns []sampler.Run, dir string) {
+	t.Helper()
+	runs = loadSummeval(t)
+	for _, r := range runs {
+		if r.deepVerdict == runner.VerdictPass {
+			truth++
+		}
+	}
+	truth /= float64(len(runs))
+	dir = t.TempDir()
+	lightPath := filepath.Join(dir, "light.jsonl")
+	writeSaved(t, lightPath, runs, runner.Light, nil)
+	light, lightRuns, err := saved.Load(lightPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs, truth, light, lightRuns, dir
+}
+
 // writeSaved writes one saved-inspections line per run at depth, with
 // inclusion_probability when pi has the run.
 func writeSaved(t *testing.T, path string, runs []realRun, depth runner.Depth, pi map[string]float64) {
@@ -164,21 +186,7 @@ func writeSaved(t *testing.T, path string, runs []realRun, depth runner.Depth, p
 // must cover the experts' pass rate over all summaries about 95% of the
 // time (the bug reported classical with 5% coverage).
 func TestSavedLabelsWithUnequalProbabilitiesAlwaysGiveIPW(t *testing.T) {
-	runs := loadSummeval(t)
-	truth := 0.0
-	for _, r := range runs {
-		if r.deepVerdict == runner.VerdictPass {
-			truth++
-		}
-	}
-	truth /= float64(len(runs))
-	dir := t.TempDir()
-	lightPath := filepath.Join(dir, "light.jsonl")
-	writeSaved(t, lightPath, runs, runner.Light, nil)
-	light, lightRuns, err := saved.Load(lightPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs, truth, light, lightRuns, dir := summevalLight(t)
 	reps := 200
 	if testing.Short() {
 		reps = 20
@@ -261,21 +269,7 @@ func TestRealDataCalibratedAndStratifiedPPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 calibrations of 1,200 runs")
 	}
-	runs := loadSummeval(t)
-	truth := 0.0
-	for _, r := range runs {
-		if r.deepVerdict == runner.VerdictPass {
-			truth++
-		}
-	}
-	truth /= float64(len(runs))
-	dir := t.TempDir()
-	lightPath := filepath.Join(dir, "light.jsonl")
-	writeSaved(t, lightPath, runs, runner.Light, nil)
-	light, lightRuns, err := saved.Load(lightPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs, truth, light, lightRuns, dir := summevalLight(t)
 	rng := rand.New(rand.NewPCG(21, 2026))
 	const reps, n = 100, 120
 	var cover [3]int

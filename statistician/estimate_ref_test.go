@@ -29,13 +29,12 @@ type estimateRefs struct {
 		EffectiveN                            refValue `json:"effective_n"`
 	} `json:"ppi"`
 	PPIRuns []struct {
-		Name                                  string
-		Y                                     []float64 `json:"y"`
-		FLabelled                             []float64 `json:"f_labelled"`
-		FUnlabelled                           []float64 `json:"f_unlabelled"`
-		Level                                 float64
-		Lambda, Value, SE, Lower, Upper, EffN refValue
-		EffectiveN                            refValue `json:"effective_n"`
+		Name        string
+		Y           []float64 `json:"y"`
+		FLabelled   []float64 `json:"f_labelled"`
+		FUnlabelled []float64 `json:"f_unlabelled"`
+		Level       float64
+		normalRef   // lambda, value, se, lower, upper, effective_n
 	} `json:"ppi_runs"`
 	StratPPI []struct {
 		Name   string
@@ -44,9 +43,8 @@ type estimateRefs struct {
 			FLabelled   []float64 `json:"f_labelled"`
 			FUnlabelled []float64 `json:"f_unlabelled"`
 		}
-		Level                           float64
-		Lambda, Value, SE, Lower, Upper refValue
-		EffectiveN                      refValue `json:"effective_n"`
+		Level     float64
+		normalRef // lambda, value, se, lower, upper, effective_n
 	} `json:"strat_ppi"`
 	ClassicalRuns []struct {
 		Name                    string
@@ -169,16 +167,7 @@ func TestPPIMeanOfRunsMatchesNumpyReference(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			e := PPIMeanOfRuns(c.Y, c.FLabelled, c.FUnlabelled, c.Level)
-			if e.Reason != "" || e.Lambda == nil || e.Target != TargetRuns {
-				t.Fatalf("PPIMeanOfRuns: %+v", e)
-			}
-			checkClose(t, "lambda", *e.Lambda, c.Lambda, estTol)
-			checkClose(t, "value", e.Value, c.Value, estTol)
-			checkClose(t, "SE", e.SE, c.SE, estTol)
-			checkClose(t, "lower", e.CI.Lower, c.Lower, estTol)
-			checkClose(t, "upper", e.CI.Upper, c.Upper, estTol)
-			checkClose(t, "effective n", e.EffectiveN, c.EffectiveN, 1e-9*c.EffectiveN.Value)
+			checkNormalRef(t, "PPIMeanOfRuns", PPIMeanOfRuns(c.Y, c.FLabelled, c.FUnlabelled, c.Level), c.normalRef)
 		})
 	}
 }
@@ -194,18 +183,30 @@ func TestStratPPIMatchesNumpyReference(t *testing.T) {
 			for i, s := range c.Strata {
 				strata = append(strata, Stratum{Name: fmt.Sprint(i), Y: s.Y, FLabelled: s.FLabelled, FUnlabelled: s.FUnlabelled})
 			}
-			e := StratPPIMeanOfRuns(strata, c.Level)
-			if e.Reason != "" || e.Lambda == nil || e.Target != TargetRuns {
-				t.Fatalf("StratPPIMeanOfRuns: %+v", e)
-			}
-			checkClose(t, "lambda", *e.Lambda, c.Lambda, estTol)
-			checkClose(t, "value", e.Value, c.Value, estTol)
-			checkClose(t, "SE", e.SE, c.SE, estTol)
-			checkClose(t, "lower", e.CI.Lower, c.Lower, estTol)
-			checkClose(t, "upper", e.CI.Upper, c.Upper, estTol)
-			checkClose(t, "effective n", e.EffectiveN, c.EffectiveN, 1e-9*c.EffectiveN.Value)
+			checkNormalRef(t, "StratPPIMeanOfRuns", StratPPIMeanOfRuns(strata, c.Level), c.normalRef)
 		})
 	}
+}
+
+// normalRef is a reference normal interval of an estimate for the runs.
+type normalRef struct {
+	Lambda, Value, SE, Lower, Upper refValue
+	EffectiveN                      refValue `json:"effective_n"`
+}
+
+// checkNormalRef compares e, an estimate for the runs with a lambda, with
+// the reference.
+func checkNormalRef(t *testing.T, name string, e Estimate, c normalRef) {
+	t.Helper()
+	if e.Reason != "" || e.Lambda == nil || e.Target != TargetRuns {
+		t.Fatalf("%s: %+v", name, e)
+	}
+	checkClose(t, "lambda", *e.Lambda, c.Lambda, estTol)
+	checkClose(t, "value", e.Value, c.Value, estTol)
+	checkClose(t, "SE", e.SE, c.SE, estTol)
+	checkClose(t, "lower", e.CI.Lower, c.Lower, estTol)
+	checkClose(t, "upper", e.CI.Upper, c.Upper, estTol)
+	checkClose(t, "effective n", e.EffectiveN, c.EffectiveN, 1e-9*c.EffectiveN.Value)
 }
 
 func TestClassicalOfRunsMatchesScipyReference(t *testing.T) {
