@@ -139,7 +139,7 @@ var precisionRules = []precisionRule{
 	{"agreement.at_rate", Percent},
 	{"agreement.achieved", Percent},
 	// Estimates of deep's mean 0-100 scores over all runs:
-	// estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen}.{point,se,ci95.*}
+	// estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen,stratified_ppi,ppi_calibrated}.{point,se,ci95.*}
 	// (effective_n and lambda are Statistics, as are the pass-rate
 	// estimates).
 	{"estimate.runtime_fidelity.*.point", Percent},

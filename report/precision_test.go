@@ -262,7 +262,7 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"recommendations.cuts.{fail_below,pass_at}",
 			"trend.{agreement,calibration,mean_delta.runtime_fidelity,mean_delta.task_effectiveness}.{before,now,difference,ci95.lower,ci95.upper}",
 			"agreement_clustered.{percent,ci95.lower,ci95.upper}", "leniency.{light,deep}_pass_rate",
-			"estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen}.{point,se,ci95.lower,ci95.upper}",
+			"estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen,stratified_ppi,ppi_calibrated}.{point,se,ci95.lower,ci95.upper}",
 			"repeatability.{light,deep}.score_spread.{runtime_fidelity,task_effectiveness}",
 		},
 		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p", "recommendations.test.p"},
