@@ -437,7 +437,8 @@ func estimateSection(e aggregate.Estimate) section {
 		for _, m := range []struct {
 			name string
 			est  *aggregate.MethodEstimate
-		}{{"classical", &set.Classical}, {"ppi", &set.PPI}, {"ipw", set.IPW}, {"rogan_gladen", set.RoganGladen}} {
+		}{{"classical", &set.Classical}, {"ppi", &set.PPI}, {"ipw", set.IPW}, {"rogan_gladen", set.RoganGladen},
+			{"stratified_ppi", set.StratPPI}, {calibratedName(set.Predictor), set.PPICalibrated}} {
 			if m.est == nil {
 				continue
 			}
@@ -454,7 +455,26 @@ func estimateSection(e aggregate.Estimate) section {
 	if len(e.Notes) > 0 {
 		s.Blocks = append(s.Blocks, block{Items: append([]string(nil), e.Notes...)})
 	}
+	var off []string
+	for _, c := range e.Transport {
+		if !c.Transports && c.MeanResidual != nil && c.CI95 != nil {
+			off = append(off, fmt.Sprintf("%s: deep minus the calibrated prediction %s, 95%% interval %s (%d labels)",
+				c.System, fmtPercent(100**c.MeanResidual), fmtPercentCI(statistician.Interval{Lower: 100 * c.CI95.Lower, Upper: 100 * c.CI95.Upper}), c.N))
+		}
+	}
+	if len(off) > 0 {
+		s.Blocks = append(s.Blocks, block{Text: "Light's calibration map (ppi_calibrated) does not transport to these systems:"}, block{Items: off})
+	}
 	return s
+}
+
+// calibratedName names the calibrated PPI++ row with the predictor it
+// used.
+func calibratedName(predictor string) string {
+	if predictor == "" {
+		return "ppi_calibrated"
+	}
+	return "ppi_calibrated (" + predictor + " map)"
 }
 
 // estimateRow is one estimator's row: a pass rate (a proportion) in
