@@ -155,7 +155,7 @@ func estimate(in Input) Estimate {
 		}
 	}
 	uniform, piOK := designOf(runs)
-	e.Notes = append(e.Notes, "classical, PPI++ and IPW intervals are for these runs (finite-population corrected: the labels cover part of a known set); Rogan-Gladen's is for the process producing them (it also counts the runs' own sampling from it)")
+	e.Notes = append(e.Notes, "the classical, PPI++ (plain, stratified and calibrated) and IPW intervals are for these runs (finite-population corrected: the labels cover part of a known set); Rogan-Gladen's is for the process producing them (it also counts the runs' own sampling from it)")
 	if in.Assumed {
 		e.Notes = append(e.Notes, "the deep subset was not said to be random: these estimates ASSUME it was; if the labelled runs were picked for a reason, they may be biased")
 	}
