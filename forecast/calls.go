@@ -345,7 +345,7 @@ func ResolveCallsFile(ctx context.Context, path string, prices *Prices, opts Cal
 	if err != nil {
 		return CallReport{}, fmt.Errorf("forecast: resolve calls %s: %w", path, err)
 	}
-	f, err := openRegular(path, lim.MaxFileBytes)
+	f, err := OpenRegular(path, lim.MaxFileBytes)
 	if err != nil {
 		return CallReport{}, fmt.Errorf("forecast: read calls: %w", err)
 	}
@@ -407,7 +407,7 @@ func newCallTally(file string) *callTally {
 // add counts one line.
 func (t *callTally) add(rep *CallReport, r *resolvedLine) {
 	if r.err != nil {
-		rep.BadLines = append(rep.BadLines, badLineOf(t.file, r.n, r.err))
+		rep.BadLines = append(rep.BadLines, BadLineOf(t.file, r.n, r.err))
 		return
 	}
 	c := &r.call
@@ -551,9 +551,9 @@ func fieldErrorf(field, format string, a ...any) *fieldError {
 	return &fieldError{field: field, err: fmt.Errorf(format, a...)}
 }
 
-// badLineOf turns a parse error into a BadLine; an error that names no
+// BadLineOf turns a parse error into a BadLine; an error that names no
 // field is attributed to the whole line (field "line").
-func badLineOf(file string, line int, err error) BadLine {
+func BadLineOf(file string, line int, err error) BadLine {
 	field := "line"
 	var fe *fieldError
 	if errors.As(err, &fe) {

@@ -345,12 +345,12 @@ func forEachChunk[R any](ctx context.Context, cr *chunkReader, workers int, work
 	return ctx.Err()
 }
 
-// openRegular opens path for reading only when it is a regular file (a
+// OpenRegular opens path for reading only when it is a regular file (a
 // symbolic link to one is followed): a FIFO, device or directory is an
 // error, checked before opening and again on the open file, which is
 // opened non-blocking so that a FIFO swapped in between cannot block. A
 // file larger than maxBytes is an error.
-func openRegular(path string, maxBytes int64) (*os.File, error) {
+func OpenRegular(path string, maxBytes int64) (*os.File, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -285,7 +286,11 @@ func TestReadersSkipA200MBLineWithBoundedMemory(t *testing.T) {
 	for _, rc := range readerCases() {
 		var bad []BadLine
 		var err error
-		peak := peakHeap(func() { bad, err = rc.read(context.Background(), longLine(rc, 200<<20), ReadLimits{}) })
+		probe, _ := testutil.PeakHeap(func() error {
+			bad, err = rc.read(context.Background(), longLine(rc, 200<<20), ReadLimits{})
+			return nil
+		})
+		peak := probe.Peak
 		if err != nil {
 			t.Fatalf("%s: %v", rc.name, err)
 		}
@@ -333,9 +338,11 @@ func TestReadersOnDevZeroWithDefaultLimits(t *testing.T) {
 	defer f.Close()
 	start := time.Now()
 	var rerr error
-	peak := peakHeap(func() {
+	probe, _ := testutil.PeakHeap(func() error {
 		_, rerr = ResolveCalls(context.Background(), f, nil, CallOptions{AsOf: asOf2027, File: "/dev/zero"})
+		return nil
 	})
+	peak := probe.Peak
 	if !errors.Is(rerr, ErrInputTooLarge) {
 		t.Errorf("ResolveCalls on /dev/zero: %v, want ErrInputTooLarge", rerr)
 	}

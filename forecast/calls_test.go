@@ -117,7 +117,7 @@ func TestParseCallRejectsBadFieldsByName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := ParseCall([]byte(callJSON(t, tt.over)))
-		if got := badLineOf("f", 1, err); err == nil || got.Field != tt.field {
+		if got := BadLineOf("f", 1, err); err == nil || got.Field != tt.field {
 			t.Errorf("ParseCall with %v: error %v (field %q), want field %q", tt.over, err, got.Field, tt.field)
 		}
 	}
@@ -315,7 +315,7 @@ func FuzzParseCalls(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		c, err := ParseCall(line)
 		if err != nil {
-			if b := badLineOf("f", 1, err); b.Field == "" || b.Error == "" {
+			if b := BadLineOf("f", 1, err); b.Field == "" || b.Error == "" {
 				t.Fatalf("bad line without field or message: %+v", b)
 			}
 			return

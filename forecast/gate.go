@@ -146,7 +146,7 @@ func ReadGateEventsFile(ctx context.Context, path string, lim ReadLimits) (GateI
 	if err != nil {
 		return GateInput{}, nil, fmt.Errorf("forecast: read events %s: %w", path, err)
 	}
-	f, err := openRegular(path, l.MaxFileBytes)
+	f, err := OpenRegular(path, l.MaxFileBytes)
 	if err != nil {
 		return GateInput{}, nil, fmt.Errorf("forecast: read events: %w", err)
 	}
@@ -199,7 +199,7 @@ func ReadGateEventsWithLimits(ctx context.Context, r io.Reader, file string, lim
 		for _, l := range lines {
 			switch {
 			case l.err != nil:
-				bad = append(bad, badLineOf(file, l.n, l.err))
+				bad = append(bad, BadLineOf(file, l.n, l.err))
 			case l.c != nil:
 				c := l.c
 				key := [2]string{c.Layer, c.Candidate}
@@ -245,7 +245,7 @@ func ReadGateHistoryFile(ctx context.Context, path string, lim ReadLimits) ([]Ga
 	if err != nil {
 		return nil, nil, fmt.Errorf("forecast: read history %s: %w", path, err)
 	}
-	f, err := openRegular(path, l.MaxFileBytes)
+	f, err := OpenRegular(path, l.MaxFileBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("forecast: read history: %w", err)
 	}
@@ -286,7 +286,7 @@ func ReadGateHistoryWithLimits(ctx context.Context, r io.Reader, file string, li
 	err = forEachChunk(ctx, newChunkReader(r, lim, 1), readWorkers(), work, func(lines []historyLine) error {
 		for _, l := range lines {
 			if l.err != nil {
-				bad = append(bad, badLineOf(file, l.n, l.err))
+				bad = append(bad, BadLineOf(file, l.n, l.err))
 				continue
 			}
 			hs = append(hs, l.h)

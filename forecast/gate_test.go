@@ -258,7 +258,7 @@ func FuzzParseEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		c, e, err := ParseGateLine(line)
 		if err != nil {
-			if b := badLineOf("f", 1, err); b.Field == "" || b.Error == "" {
+			if b := BadLineOf("f", 1, err); b.Field == "" || b.Error == "" {
 				t.Fatalf("bad line without field or message: %+v", b)
 			}
 			return

@@ -115,7 +115,7 @@ func ReadJSONL(ctx context.Context, r io.Reader, source string, opts JSONLOption
 		f, resolved, err := p.f, p.resolved, p.err
 		n := p.n
 		if err != nil {
-			bad := badLineOf(source, n, err)
+			bad := BadLineOf(source, n, err)
 			if opts.Strict {
 				return &LineError{bad}
 			}

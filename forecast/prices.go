@@ -117,7 +117,7 @@ func ReadPricesFile(ctx context.Context, path string, lim ReadLimits) (*Prices, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("forecast: read prices %s: %w", path, err)
 	}
-	f, err := openRegular(path, l.MaxFileBytes)
+	f, err := OpenRegular(path, l.MaxFileBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("forecast: read prices: %w", err)
 	}
@@ -254,7 +254,7 @@ func (pr *priceReader) deliver(lines []priceLine) error {
 	for i := range lines {
 		l := &lines[i]
 		if l.err != nil {
-			pr.bad = append(pr.bad, badLineOf(pr.file, l.n, l.err))
+			pr.bad = append(pr.bad, BadLineOf(pr.file, l.n, l.err))
 			continue
 		}
 		k, ok := pr.index[string(l.pool)] // no allocation for the lookup

@@ -580,3 +580,31 @@ func binnedScores(b statistician.BinnedMurphy) BinnedScores {
 	}
 	return out
 }
+
+// ErrorDistribution counts an agent's settled rows in the window by
+// composite_error level (issue 4): < 0.2 as expected, < 0.5 minor miss,
+// < 0.8 clear miss, otherwise severe miss. Missing counts rows without a
+// composite_error. A composite error is >= 0: predictionlog.ReadResult reports a
+// negative one as a bad row, never as "as expected".
+type ErrorDistribution struct {
+	AsExpected int `yaml:"as_expected" json:"as_expected"`
+	MinorMiss  int `yaml:"minor_miss" json:"minor_miss"`
+	ClearMiss  int `yaml:"clear_miss" json:"clear_miss"`
+	SevereMiss int `yaml:"severe_miss" json:"severe_miss"`
+	Missing    int `yaml:"missing" json:"missing"`
+}
+
+// Add counts one composite error, which must be >= 0 (a negative one is
+// counted as expected; callers reject it first).
+func (d *ErrorDistribution) Add(compositeError float64) {
+	switch {
+	case compositeError < 0.2:
+		d.AsExpected++
+	case compositeError < 0.5:
+		d.MinorMiss++
+	case compositeError < 0.8:
+		d.ClearMiss++
+	default:
+		d.SevereMiss++
+	}
+}

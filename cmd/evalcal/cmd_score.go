@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/forecast/predictionlog"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
@@ -89,7 +90,7 @@ exits 1 with the reason, after writing the document.`,
 	fs.Uint64Var(&o.Seed, "seed", def.Seed, "`SEED` of the label's bootstrap")
 	fs.BoolVar(&o.Strict, "strict", false, "fail on the first bad line instead of listing it")
 	fs.StringVar(&o.SQLite, "sqlite", "", "score the settled rows of task_prediction_log in this SQLite `DB` instead of a JSONL FILE")
-	fs.IntVar(&o.Window, "window", forecast.DefaultSQLiteWindow, fmt.Sprintf("with --sqlite: the newest `N` settled rows per agent (1..%d)", maxWindow))
+	fs.IntVar(&o.Window, "window", predictionlog.DefaultWindow, fmt.Sprintf("with --sqlite: the newest `N` settled rows per agent (1..%d)", maxWindow))
 	fs.IntVar(&o.Trend, "trend", 0, fmt.Sprintf("add each group's learning trend over consecutive windows of `W` forecasts by time (0 = off, else 2..%d)", maxTrendWidth))
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'calibration >= 30' (every group must pass; repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous score document `FILE` to compare with (adds a trend section)")
@@ -204,7 +205,7 @@ func scoreSQLite(ctx context.Context, path string, window int, opts forecast.Sco
 	if err := checkRegular(path); err != nil {
 		return forecast.ScoreReport{}, nil, inputError(fmt.Errorf("score: %w", err))
 	}
-	res, err := forecast.ReadSQLiteResult(ctx, path, forecast.SQLiteOptions{Window: window})
+	res, err := predictionlog.ReadResult(ctx, path, predictionlog.Options{Window: window})
 	if err != nil {
 		if ctx.Err() != nil {
 			return forecast.ScoreReport{}, nil, ctx.Err()

@@ -81,3 +81,30 @@ func TestStagesDoNotImportCommandsOrPrograms(t *testing.T) {
 		}
 	}
 }
+
+// Only the command and the reader itself link the SQLite driver: the
+// prediction-log reader is a package of its own (forecast/predictionlog).
+func TestOnlyThePredictionLogReaderImportsSQLite(t *testing.T) {
+	for dir, paths := range imports(t) {
+		for _, path := range paths {
+			if strings.HasPrefix(path, "modernc.org/sqlite") && dir != "forecast/predictionlog" {
+				t.Errorf("%s imports %s: only forecast/predictionlog may", dir, path)
+			}
+			if path == module+"/forecast/predictionlog" && !strings.HasPrefix(dir, "cmd/") {
+				t.Errorf("%s imports forecast/predictionlog: only cmd/ may", dir)
+			}
+		}
+	}
+}
+
+// internal/testutil is scaffolding for tests: no package's non-test code
+// imports it.
+func TestNoProductionCodeImportsTestutil(t *testing.T) {
+	for dir, paths := range imports(t) {
+		for _, path := range paths {
+			if path == module+"/internal/testutil" && dir != "internal/testutil" {
+				t.Errorf("%s imports internal/testutil outside its tests", dir)
+			}
+		}
+	}
+}

@@ -3,12 +3,12 @@ package execinspector_test
 import (
 	"context"
 	"fmt"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,9 +108,9 @@ func benchSchedule(b *testing.B, prog string) {
 			iters := 0
 			for b.Loop() {
 				b.StopTimer()
-				_, fc0 := cpuTimes()
+				_, fc0 := testutil.CPUTimes()
 				floor += execFloor(b, prog, jobs, 2*n)
-				_, fc1 := cpuTimes()
+				_, fc1 := testutil.CPUTimes()
 				floorChildren += fc1 - fc0
 				b.StartTimer()
 				in, err := execinspector.New(prog)
@@ -125,7 +125,7 @@ func benchSchedule(b *testing.B, prog string) {
 						b.Fatal(err)
 					}
 				}
-				s0, c0 := cpuTimes()
+				s0, c0 := testutil.CPUTimes()
 				start := time.Now()
 				res, err := runner.Run(context.Background(), runs, in, opts)
 				wall += time.Since(start)
@@ -134,7 +134,7 @@ func benchSchedule(b *testing.B, prog string) {
 						b.Fatal(err)
 					}
 				}
-				s1, c1 := cpuTimes()
+				s1, c1 := testutil.CPUTimes()
 				self, children = self+s1-s0, children+c1-c0
 				iters++
 				if err != nil || len(res.Pairs) != n {
@@ -176,19 +176,6 @@ func execFloor(b *testing.B, prog string, jobs, calls int) time.Duration {
 	return time.Since(start)
 }
 
-// cpuTimes returns the user + system CPU of this process and of its
-// waited-for descendants.
-func cpuTimes() (self, children time.Duration) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		self = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
-		children = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	return self, children
-}
-
 // BenchmarkInspect is one call after another of a trivial shell
 // inspector (testdata/inspectors/good.sh) through one reaper. Besides
 // ns/op it reports, per call, the CPU of this process (cpu-us/call) and
@@ -202,7 +189,7 @@ func BenchmarkInspect(b *testing.B) {
 		b.Fatal(err)
 	}
 	run := sampler.Run{ID: "r", Path: b.TempDir()}
-	s0, c0 := cpuTimes()
+	s0, c0 := testutil.CPUTimes()
 	in, err := execinspector.New(p + " {run} {depth}")
 	if err != nil {
 		b.Fatal(err)
@@ -217,7 +204,7 @@ func BenchmarkInspect(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	s1, c1 := cpuTimes()
+	s1, c1 := testutil.CPUTimes()
 	b.ReportMetric(float64(s1-s0)/1e3/float64(b.N), "cpu-us/call")
 	b.ReportMetric(float64(c1-c0)/1e3/float64(b.N), "child-cpu-us/call")
 }
@@ -230,7 +217,7 @@ func BenchmarkStartProgram(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	s0, c0 := cpuTimes()
+	s0, c0 := testutil.CPUTimes()
 	for b.Loop() {
 		cmd := exec.Command(p, dir, "light")
 		cmd.Env = append(os.Environ(), "EVALCAL_RUN="+dir, "EVALCAL_DEPTH=light", "EVALCAL_RUN_ID=r")
@@ -238,7 +225,7 @@ func BenchmarkStartProgram(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	s1, c1 := cpuTimes()
+	s1, c1 := testutil.CPUTimes()
 	b.ReportMetric(float64(s1-s0)/1e3/float64(b.N), "cpu-us/call")
 	b.ReportMetric(float64(c1-c0)/1e3/float64(b.N), "child-cpu-us/call")
 }

@@ -1,10 +1,11 @@
-package forecast
+package predictionlog
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/evalcal/evalcal/forecast"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,7 +71,7 @@ func TestReadSQLiteScoresSettledRowsInTheWindow(t *testing.T) {
 		{"q3", "ops", `not json`},
 		{"q4", nil, settledJSON(3, 0.2, "critical", 0.79)},
 	})
-	res, err := ReadSQLiteResult(context.Background(), path, SQLiteOptions{Window: 5})
+	res, err := ReadResult(context.Background(), path, Options{Window: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestReadSQLiteScoresSettledRowsInTheWindow(t *testing.T) {
 	}
 	// Levels: 0.19 as expected; 0.2 minor (< 0.5); 0.5 clear (< 0.8);
 	// 0.8 severe; 0.79 clear; p7 has none.
-	wantDist := map[string]ErrorDistribution{
+	wantDist := map[string]forecast.ErrorDistribution{
 		"sales": {AsExpected: 1, MinorMiss: 1, ClearMiss: 1, SevereMiss: 1, Missing: 1},
 		"ops":   {ClearMiss: 1},
 	}
@@ -114,23 +115,23 @@ func TestReadSQLiteScoresSettledRowsInTheWindow(t *testing.T) {
 		t.Errorf("unsettled %d dropped %d, want 1 and 2", res.Unsettled, res.Dropped)
 	}
 	f := res.Forecasts[1]
-	if f.Fields["fidelity"] != "full" || f.Fields["agent_id"] != "sales" || f.Kind != Binary || !f.At.Equal(time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)) {
+	if f.Fields["fidelity"] != "full" || f.Fields["agent_id"] != "sales" || f.Kind != forecast.Binary || !f.At.Equal(time.Date(2026, 8, 3, 12, 0, 0, 0, time.UTC)) {
 		t.Errorf("forecast fields: %+v", f)
 	}
 }
 
 func TestReadSQLiteDefaultWindowIsFiveThousand(t *testing.T) {
 	var rows [][3]any
-	for i := 0; i < DefaultSQLiteWindow+3; i++ {
+	for i := 0; i < DefaultWindow+3; i++ {
 		js := fmt.Sprintf(`{"confidence":0.5,"category":"moderate","settled_at":"%s"}`, time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC).Format(time.RFC3339))
 		rows = append(rows, [3]any{fmt.Sprintf("p%05d", i), "a", js})
 	}
 	path := predictionDB(t, rows)
-	fs, dist, err := ReadSQLite(context.Background(), path, SQLiteOptions{})
+	fs, dist, err := Read(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fs) != DefaultSQLiteWindow || fs[0].ID != "p00003" || dist["a"].Missing != DefaultSQLiteWindow {
+	if len(fs) != DefaultWindow || fs[0].ID != "p00003" || dist["a"].Missing != DefaultWindow {
 		t.Errorf("%d forecasts from %s, want 5000 from p00003", len(fs), fs[0].ID)
 	}
 }
@@ -141,7 +142,7 @@ func TestReadSQLiteOpensReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ReadSQLite(context.Background(), path, SQLiteOptions{}); err != nil {
+	if _, _, err := Read(context.Background(), path, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)
@@ -149,7 +150,7 @@ func TestReadSQLiteOpensReadOnly(t *testing.T) {
 		t.Error("reading changed the database file")
 	}
 	missing := filepath.Join(t.TempDir(), "none.db")
-	if _, _, err := ReadSQLite(context.Background(), missing, SQLiteOptions{}); err == nil {
+	if _, _, err := Read(context.Background(), missing, Options{}); err == nil {
 		t.Error("missing database: no error")
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
@@ -167,17 +168,17 @@ func TestReadSQLiteErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if _, _, err := ReadSQLite(context.Background(), empty, SQLiteOptions{}); err == nil {
+	if _, _, err := Read(context.Background(), empty, Options{}); err == nil {
 		t.Error("database without task_prediction_log: no error")
 	}
-	if _, _, err := ReadSQLite(context.Background(), empty, SQLiteOptions{Window: -1}); err == nil {
+	if _, _, err := Read(context.Background(), empty, Options{Window: -1}); err == nil {
 		t.Error("negative window: no error")
 	}
 	notDB := filepath.Join(t.TempDir(), "text.db")
 	if err := os.WriteFile(notDB, []byte("hello, not a database at all, just text padding it out"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ReadSQLite(context.Background(), notDB, SQLiteOptions{}); err == nil {
+	if _, _, err := Read(context.Background(), notDB, Options{}); err == nil {
 		t.Error("text file: no error")
 	}
 }
@@ -185,7 +186,7 @@ func TestReadSQLiteErrors(t *testing.T) {
 func TestReadSQLiteExampleDatabaseMatchesPythonCounts(t *testing.T) {
 	// Counts from Python's sqlite3 + json over testdata/sqlite/prediction.db
 	// (see make_example.py): per agent, settled rows, right rows, levels.
-	fs, dist, err := ReadSQLite(context.Background(), "../testdata/sqlite/prediction.db", SQLiteOptions{})
+	fs, dist, err := Read(context.Background(), "../../testdata/sqlite/prediction.db", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestReadSQLiteExampleDatabaseMatchesPythonCounts(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"coder": 36, "support": 33}, right); diff != "" {
 		t.Errorf("right (-want +got):\n%s", diff)
 	}
-	want := map[string]ErrorDistribution{
+	want := map[string]forecast.ErrorDistribution{
 		"coder":   {AsExpected: 14, MinorMiss: 30, ClearMiss: 6, SevereMiss: 7},
 		"support": {AsExpected: 12, MinorMiss: 27, ClearMiss: 15, SevereMiss: 3},
 	}

@@ -1,12 +1,16 @@
-package forecast
+// Package predictionlog reads the settled rows of DuDuClaw's
+// task_prediction_log table from an SQLite database as forecasts (evalcal
+// score --sqlite). It is a package of its own so that the SQLite driver is
+// linked only into programs that read such a database.
+package predictionlog
 
 import (
-	"bytes"
 	"container/heap"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/evalcal/evalcal/forecast"
 	"io"
 	"io/fs"
 	"math"
@@ -21,63 +25,35 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// DefaultSQLiteWindow is how many of an agent's newest settled rows are
+// DefaultWindow is how many of an agent's newest settled rows are
 // scored by default (the dashboard's bounded window, issue 4).
-const DefaultSQLiteWindow = 5000
+const DefaultWindow = 5000
 
-// DefaultSQLiteBusyTimeout is how long a read waits for a database that
+// DefaultBusyTimeout is how long a read waits for a database that
 // another process has locked before failing ("database is locked").
-const DefaultSQLiteBusyTimeout = 5 * time.Second
+const DefaultBusyTimeout = 5 * time.Second
 
-// SQLiteOptions configures ReadSQLite.
-type SQLiteOptions struct {
+// Options configures ReadSQLite.
+type Options struct {
 	// Window is how many of each agent's newest settled rows (by
-	// settled_at) are read; 0 means DefaultSQLiteWindow. Negative is an
+	// settled_at) are read; 0 means DefaultWindow. Negative is an
 	// error.
 	Window int
 	// BusyTimeout is how long to wait for a locked database; 0 means
-	// DefaultSQLiteBusyTimeout. Negative is an error.
+	// DefaultBusyTimeout. Negative is an error.
 	BusyTimeout time.Duration
 }
 
-// ErrorDistribution counts an agent's settled rows in the window by
-// composite_error level (issue 4): < 0.2 as expected, < 0.5 minor miss,
-// < 0.8 clear miss, otherwise severe miss. Missing counts rows without a
-// composite_error. A composite error is >= 0: ReadSQLiteResult reports a
-// negative one as a bad row, never as "as expected".
-type ErrorDistribution struct {
-	AsExpected int `yaml:"as_expected" json:"as_expected"`
-	MinorMiss  int `yaml:"minor_miss" json:"minor_miss"`
-	ClearMiss  int `yaml:"clear_miss" json:"clear_miss"`
-	SevereMiss int `yaml:"severe_miss" json:"severe_miss"`
-	Missing    int `yaml:"missing" json:"missing"`
-}
-
-// Add counts one composite error, which must be >= 0 (a negative one is
-// counted as expected; callers reject it first).
-func (d *ErrorDistribution) Add(compositeError float64) {
-	switch {
-	case compositeError < 0.2:
-		d.AsExpected++
-	case compositeError < 0.5:
-		d.MinorMiss++
-	case compositeError < 0.8:
-		d.ClearMiss++
-	default:
-		d.SevereMiss++
-	}
-}
-
-// SQLiteResult is what ReadSQLiteResult reads from a prediction log.
-type SQLiteResult struct {
-	// Forecasts are Binary, sorted by agent then At (settled_at).
-	Forecasts []Forecast
+// Result is what ReadResult reads from a prediction log.
+type Result struct {
+	// Forecasts are forecast.Binary, sorted by agent then At (settled_at).
+	Forecasts []forecast.Forecast
 	// Errors is the composite_error distribution per agent over the same
 	// rows.
-	Errors map[string]ErrorDistribution
+	Errors map[string]forecast.ErrorDistribution
 	// BadRows are rows that could not be read: File is the database,
 	// Line the row's position in the table (1-based).
-	BadRows []BadLine
+	BadRows []forecast.BadLine
 	// Unsettled counts rows without settled_at, which are not scored.
 	Unsettled int
 	// Dropped counts settled rows beyond the window.
@@ -85,10 +61,10 @@ type SQLiteResult struct {
 }
 
 // ReadSQLite reads the settled rows of the task_prediction_log table of
-// the SQLite database at path (read-only) as Binary forecasts, with the
-// composite_error distribution per agent. See ReadSQLiteResult.
-func ReadSQLite(ctx context.Context, path string, opts SQLiteOptions) ([]Forecast, map[string]ErrorDistribution, error) {
-	res, err := ReadSQLiteResult(ctx, path, opts)
+// the SQLite database at path (read-only) as forecast.Binary forecasts, with the
+// composite_error distribution per agent. See ReadResult.
+func Read(ctx context.Context, path string, opts Options) ([]forecast.Forecast, map[string]forecast.ErrorDistribution, error) {
+	res, err := ReadResult(ctx, path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,18 +73,18 @@ func ReadSQLite(ctx context.Context, path string, opts SQLiteOptions) ([]Forecas
 
 // sqliteRow is one settled row.
 type sqliteRow struct {
-	f        Forecast
+	f        forecast.Forecast
 	errValue float64
 	hasError bool
 }
 
-// ReadSQLiteResult reads the task_prediction_log table (columns
+// ReadResult reads the task_prediction_log table (columns
 // prediction_id, agent_id, prediction_json) of the database at path,
 // which must be a regular file; it is never written (see
 // openPredictionLog for how WAL databases and read-only directories are
 // handled). prediction_json holds confidence (in [0, 1]), category,
 // settled_at (RFC 3339; null or absent = not settled) and
-// composite_error (>= 0). A settled row becomes a Binary forecast with
+// composite_error (>= 0). A settled row becomes a forecast.Binary forecast with
 // Confidence = confidence and Outcome 1 when category is "negligible" or
 // "moderate" (right), else 0; At is settled_at; Fields holds
 // prediction_json's scalar fields as text plus prediction_id and
@@ -121,51 +97,51 @@ type sqliteRow struct {
 // size. A database locked by another process is waited for up to
 // opts.BusyTimeout. It returns an error when the database cannot be
 // opened or queried, or ctx is done (ctx.Err()).
-func ReadSQLiteResult(ctx context.Context, path string, opts SQLiteOptions) (SQLiteResult, error) {
+func ReadResult(ctx context.Context, path string, opts Options) (Result, error) {
 	window := opts.Window
 	if window == 0 {
-		window = DefaultSQLiteWindow
+		window = DefaultWindow
 	}
 	if window < 0 {
-		return SQLiteResult{}, fmt.Errorf("forecast: sqlite window %d must be positive", opts.Window)
+		return Result{}, fmt.Errorf("forecast: sqlite window %d must be positive", opts.Window)
 	}
 	busy := opts.BusyTimeout
 	if busy == 0 {
-		busy = DefaultSQLiteBusyTimeout
+		busy = DefaultBusyTimeout
 	}
 	if busy < 0 {
-		return SQLiteResult{}, fmt.Errorf("forecast: sqlite busy timeout %v must be positive", opts.BusyTimeout)
+		return Result{}, fmt.Errorf("forecast: sqlite busy timeout %v must be positive", opts.BusyTimeout)
 	}
 	db, cleanup, err := openPredictionLog(path, busy)
 	if err != nil {
-		return SQLiteResult{}, fmt.Errorf("forecast: sqlite %s: %w", path, err)
+		return Result{}, fmt.Errorf("forecast: sqlite %s: %w", path, err)
 	}
 	defer cleanup()
 	rows, err := db.QueryContext(ctx, `SELECT prediction_id, agent_id, prediction_json FROM task_prediction_log`)
 	if err != nil {
 		if ctx.Err() != nil {
-			return SQLiteResult{}, ctx.Err()
+			return Result{}, ctx.Err()
 		}
-		return SQLiteResult{}, fmt.Errorf("forecast: sqlite %s: %w", path, err)
+		return Result{}, fmt.Errorf("forecast: sqlite %s: %w", path, err)
 	}
 	defer rows.Close()
 
-	res := SQLiteResult{Errors: map[string]ErrorDistribution{}}
+	res := Result{Errors: map[string]forecast.ErrorDistribution{}}
 	byAgent := map[string]*rowWindow{}
 	for n := 1; rows.Next(); n++ {
 		if n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
-				return SQLiteResult{}, err
+				return Result{}, err
 			}
 		}
 		var id, agent, js sql.NullString
 		if err := rows.Scan(&id, &agent, &js); err != nil {
-			res.BadRows = append(res.BadRows, BadLine{File: path, Line: n, Field: "row", Error: err.Error()})
+			res.BadRows = append(res.BadRows, forecast.BadLine{File: path, Line: n, Field: "row", Error: err.Error()})
 			continue
 		}
 		r, settled, err := parsePredictionRow(id, agent, js)
 		if err != nil {
-			res.BadRows = append(res.BadRows, badLineOf(path, n, err))
+			res.BadRows = append(res.BadRows, forecast.BadLineOf(path, n, err))
 			continue
 		}
 		if !settled {
@@ -184,9 +160,9 @@ func ReadSQLiteResult(ctx context.Context, path string, opts SQLiteOptions) (SQL
 	}
 	if err := rows.Err(); err != nil {
 		if ctx.Err() != nil {
-			return SQLiteResult{}, ctx.Err()
+			return Result{}, ctx.Err()
 		}
-		return SQLiteResult{}, fmt.Errorf("forecast: sqlite %s: %w", path, err)
+		return Result{}, fmt.Errorf("forecast: sqlite %s: %w", path, err)
 	}
 	agents := make([]string, 0, len(byAgent))
 	for a := range byAgent {
@@ -196,7 +172,7 @@ func ReadSQLiteResult(ctx context.Context, path string, opts SQLiteOptions) (SQL
 	for _, a := range agents {
 		rs := byAgent[a].rows
 		sort.Slice(rs, func(i, j int) bool { return olderRow(&rs[i], &rs[j]) })
-		var dist ErrorDistribution
+		var dist forecast.ErrorDistribution
 		for i := range rs {
 			res.Forecasts = append(res.Forecasts, rs[i].f)
 			if rs[i].hasError {
@@ -281,7 +257,7 @@ const sqliteMagic = "SQLite format 3\x00"
 // If a read-only open in place fails, the copy is tried before giving
 // up. cleanup closes the database and removes any copy.
 func openPredictionLog(path string, busy time.Duration) (db *sql.DB, cleanup func(), err error) {
-	f, err := openRegular(path, math.MaxInt64)
+	f, err := forecast.OpenRegular(path, math.MaxInt64)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -379,7 +355,7 @@ func openSQLiteCopy(abs, ms string) (*sql.DB, func(), error) {
 
 // copyRegularFile copies the regular file src to a new file dst.
 func copyRegularFile(src, dst string) error {
-	in, err := openRegular(src, math.MaxInt64)
+	in, err := forecast.OpenRegular(src, math.MaxInt64)
 	if err != nil {
 		return err
 	}
@@ -395,57 +371,16 @@ func copyRegularFile(src, dst string) error {
 	return out.Close()
 }
 
-// parsePredictionRow reads one row; settled is false for a row without
-// settled_at.
+// parsePredictionRow reads one row (forecast.DecodePredictionRow); settled
+// is false for a row without settled_at.
 func parsePredictionRow(id, agent, js sql.NullString) (sqliteRow, bool, error) {
-	if !id.Valid || id.String == "" {
-		return sqliteRow{}, false, fieldErrorf("prediction_id", "missing")
+	var raw []byte
+	if js.Valid {
+		raw = []byte(js.String)
 	}
-	if !agent.Valid || agent.String == "" {
-		return sqliteRow{}, false, fieldErrorf("agent_id", "missing")
-	}
-	if !js.Valid {
-		return sqliteRow{}, false, fieldErrorf("prediction_json", "missing")
-	}
-	raw, err := decodeObject([]byte(js.String))
-	if err != nil {
-		return sqliteRow{}, false, &fieldError{field: "prediction_json", err: err}
-	}
-	settledAt, settled, err := raw.str("settled_at")
+	r, settled, err := forecast.DecodePredictionRow(id.String, agent.String, raw)
 	if err != nil || !settled {
-		return sqliteRow{}, false, err
+		return sqliteRow{}, settled, err
 	}
-	at, err := parseTimestamp("settled_at", settledAt)
-	if err != nil {
-		return sqliteRow{}, false, err
-	}
-	conf, ok, err := raw.number("confidence")
-	if err != nil {
-		return sqliteRow{}, false, err
-	}
-	if !ok || conf < 0 || conf > 1 {
-		return sqliteRow{}, false, fieldErrorf("confidence", "must be a number in [0, 1]")
-	}
-	category, err := raw.required("category")
-	if err != nil {
-		return sqliteRow{}, false, err
-	}
-	r := sqliteRow{f: Forecast{ID: id.String, Agent: agent.String, At: at, Kind: Binary, Confidence: conf}}
-	if category == "negligible" || category == "moderate" {
-		r.f.Outcome = 1
-	}
-	if r.errValue, r.hasError, err = raw.number("composite_error"); err != nil {
-		return sqliteRow{}, false, err
-	}
-	if r.hasError && r.errValue < 0 {
-		return sqliteRow{}, false, fieldErrorf("composite_error", "%v must be >= 0", r.errValue)
-	}
-	r.f.Fields = map[string]string{"prediction_id": id.String, "agent_id": agent.String}
-	for k, v := range raw {
-		v = bytes.TrimSpace(v)
-		if s := sealText(v); s != "" && v[0] != '{' && v[0] != '[' {
-			r.f.Fields[k] = s
-		}
-	}
-	return r, true, nil
+	return sqliteRow{f: r.Forecast, errValue: r.CompositeError, hasError: r.HasError}, true, nil
 }

@@ -1,19 +1,18 @@
-package forecast
+package predictionlog
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,11 +20,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// windowByFullSort is the window rule as ReadSQLiteResult applied it
+// windowByFullSort is the window rule as ReadResult applied it
 // before it streamed rows (kept here as the reference): load every
 // settled row, sort each agent's newest first (stable, by settled_at then
 // prediction_id), keep the first window, return them oldest first.
-func windowByFullSort(rows []sqliteRow, window int) (kept []Forecast, dropped int) {
+func windowByFullSort(rows []sqliteRow, window int) (kept []forecast.Forecast, dropped int) {
 	byAgent := map[string][]sqliteRow{}
 	for _, r := range rows {
 		byAgent[r.f.Agent] = append(byAgent[r.f.Agent], r)
@@ -100,7 +99,7 @@ func TestReadSQLiteStreamedWindowMatchesFullSort(t *testing.T) {
 		}
 		path := looseDB(t, t.TempDir(), rows)
 		for _, window := range []int{1, 3, 17, 1000} {
-			res, err := ReadSQLiteResult(context.Background(), path, SQLiteOptions{Window: window})
+			res, err := ReadResult(context.Background(), path, Options{Window: window})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,34 +123,6 @@ func TestReadSQLiteStreamedWindowMatchesFullSort(t *testing.T) {
 			}
 		}
 	}
-}
-
-// peakHeap runs fn while sampling the bytes of live and unswept heap
-// objects every millisecond, and returns the largest sample.
-func peakHeap(fn func()) uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-done
-	return peak.Load()
 }
 
 func TestReadSQLiteMemoryIsBoundedByTheWindow(t *testing.T) {
@@ -186,10 +157,12 @@ func TestReadSQLiteMemoryIsBoundedByTheWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	var res SQLiteResult
-	peak := peakHeap(func() {
-		res, err = ReadSQLiteResult(context.Background(), path, SQLiteOptions{Window: 10})
+	var res Result
+	probe, _ := testutil.PeakHeap(func() error {
+		res, err = ReadResult(context.Background(), path, Options{Window: 10})
+		return nil
 	})
+	peak := probe.Peak
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +205,7 @@ func TestReadSQLiteWaitsForALockedDatabase(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		release()
 	}()
-	res, err := ReadSQLiteResult(context.Background(), path, SQLiteOptions{})
+	res, err := ReadResult(context.Background(), path, Options{})
 	if err != nil || len(res.Forecasts) != 1 {
 		t.Fatalf("read under a 300 ms lock: %d forecasts, %v", len(res.Forecasts), err)
 	}
@@ -240,7 +213,7 @@ func TestReadSQLiteWaitsForALockedDatabase(t *testing.T) {
 	release = lock(t)
 	defer release()
 	start := time.Now()
-	_, err = ReadSQLiteResult(context.Background(), path, SQLiteOptions{BusyTimeout: 100 * time.Millisecond})
+	_, err = ReadResult(context.Background(), path, Options{BusyTimeout: 100 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "locked") {
 		t.Errorf("read under a held lock: %v, want a 'database is locked' error", err)
 	}
@@ -306,7 +279,7 @@ func TestReadSQLiteWALDatabasesLeaveNoFilesBehind(t *testing.T) {
 	if got := dirNames(t, dir); !slices.Equal(got, []string{"wal.db"}) {
 		t.Fatalf("setup: directory holds %v", got)
 	}
-	res, err := ReadSQLiteResult(context.Background(), path, SQLiteOptions{})
+	res, err := ReadResult(context.Background(), path, Options{})
 	if err != nil || len(res.Forecasts) != 1 {
 		t.Fatalf("checkpointed WAL database: %d forecasts, %v", len(res.Forecasts), err)
 	}
@@ -322,7 +295,7 @@ func TestReadSQLiteReadsRowsStillInTheWAL(t *testing.T) {
 	db, path := walWriter(t, dir, 30)
 	defer db.Close()
 	before := dirNames(t, dir)
-	res, err := ReadSQLiteResult(context.Background(), path, SQLiteOptions{})
+	res, err := ReadResult(context.Background(), path, Options{})
 	if err != nil || len(res.Forecasts) != 30 {
 		t.Fatalf("live WAL database: %d forecasts, %v; want 30", len(res.Forecasts), err)
 	}
@@ -338,7 +311,7 @@ func TestReadSQLiteReadsRowsStillInTheWAL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err = ReadSQLiteResult(context.Background(), filepath.Join(copyDir, "wal.db"), SQLiteOptions{})
+	res, err = ReadResult(context.Background(), filepath.Join(copyDir, "wal.db"), Options{})
 	if err != nil || len(res.Forecasts) != 30 {
 		t.Fatalf("copied WAL database without -shm: %d forecasts, %v; want 30", len(res.Forecasts), err)
 	}
@@ -377,7 +350,7 @@ func TestReadSQLiteInAReadOnlyDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.Chmod(dir, 0o755) })
-		res, err := ReadSQLiteResult(context.Background(), filepath.Join(dir, "wal.db"), SQLiteOptions{})
+		res, err := ReadResult(context.Background(), filepath.Join(dir, "wal.db"), Options{})
 		if err != nil || len(res.Forecasts) != 5 {
 			t.Errorf("read-only directory, rows in WAL %v: %d forecasts, %v; want 5", withWAL, len(res.Forecasts), err)
 		}
@@ -390,27 +363,27 @@ func TestReadSQLiteNegativeCompositeErrorIsABadRow(t *testing.T) {
 		{"p1", "a", settledJSON(1, 0.9, "negligible", -0.3)},
 		{"p2", "a", settledJSON(2, 0.9, "negligible", 0.1)},
 	})
-	res, err := ReadSQLiteResult(context.Background(), path, SQLiteOptions{})
+	res, err := ReadResult(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.BadRows) != 1 || res.BadRows[0].Line != 1 || res.BadRows[0].Field != "composite_error" || !strings.Contains(res.BadRows[0].Error, ">= 0") {
 		t.Errorf("bad rows %+v, want row 1 field composite_error", res.BadRows)
 	}
-	if d := res.Errors["a"]; d != (ErrorDistribution{AsExpected: 1}) || len(res.Forecasts) != 1 {
+	if d := res.Errors["a"]; d != (forecast.ErrorDistribution{AsExpected: 1}) || len(res.Forecasts) != 1 {
 		t.Errorf("distribution %+v over %d forecasts, want the one good row as expected", d, len(res.Forecasts))
 	}
 }
 
 func TestReadSQLiteRefusesNonRegularFilesAndStopsOnCancel(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := ReadSQLiteResult(context.Background(), dir, SQLiteOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := ReadResult(context.Background(), dir, Options{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("directory: %v, want 'not a regular file'", err)
 	}
 	path := predictionDB(t, [][3]any{{"p1", "a", settledJSON(1, 0.9, "negligible", 0.1)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ReadSQLiteResult(ctx, path, SQLiteOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := ReadResult(ctx, path, Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
