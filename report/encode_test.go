@@ -20,7 +20,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
-	"github.com/evalcal/evalcal/gates"
 )
 
 // referenceYAML is what yaml.v3 writes for v with two-space indentation:
@@ -111,34 +110,6 @@ func lineDiff(got, want []byte) string {
 	return "(same lines)"
 }
 
-// callsDocument and gateDocument mirror the documents cmd/evalcal writes
-// for calls and gate (the encoder sees only their field types).
-type callsDocument struct {
-	SchemaVersion int                       `yaml:"schema_version" json:"schema_version"`
-	GeneratedBy   string                    `yaml:"generated_by" json:"generated_by"`
-	Inputs        []forecast.ScoreInput     `yaml:"inputs" json:"inputs"`
-	CommandLine   []string                  `yaml:"command_line" json:"command_line"`
-	AsOf          string                    `yaml:"as_of" json:"as_of"`
-	Calls         string                    `yaml:"calls" json:"calls"`
-	Prices        string                    `yaml:"prices" json:"prices"`
-	Groups        []forecast.GroupScore     `yaml:"groups" json:"groups"`
-	Passports     []forecast.Passport       `yaml:"passports" json:"passports"`
-	Tampered      []forecast.CallRef        `yaml:"tampered" json:"tampered"`
-	Unsealed      int                       `yaml:"unsealed" json:"unsealed"`
-	Composite     []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
-	BadLines      []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
-	Warnings      []string                  `yaml:"warnings" json:"warnings"`
-	Gates         []gates.GateRecord        `yaml:"gates,omitempty" json:"gates,omitempty"`
-}
-
-type gateDocument struct {
-	Events    string                  `yaml:"events" json:"events"`
-	History   string                  `yaml:"history" json:"history"`
-	Decisions []forecast.GateDecision `yaml:"decisions" json:"decisions"`
-	BadLines  []forecast.BadLine      `yaml:"bad_lines" json:"bad_lines"`
-	Warnings  []string                `yaml:"warnings" json:"warnings"`
-}
-
 // goldenDocument is one document file of the repository and the Go type
 // its command writes it from.
 type goldenDocument struct {
@@ -159,9 +130,9 @@ func goldenDocuments(t *testing.T) []goldenDocument {
 		{"../testdata/render/synthetic.yaml", func() any { return new(Report) }},
 		{"../testdata/score/*.golden", func() any { return new(forecast.ScoreReport) }},
 		{"../testdata/render/score.yaml", func() any { return new(forecast.ScoreReport) }},
-		{"../testdata/calls/*.golden.*", func() any { return new(callsDocument) }},
-		{"../testdata/render/calls.yaml", func() any { return new(callsDocument) }},
-		{"../testdata/gate/*.golden.*", func() any { return new(gateDocument) }},
+		{"../testdata/calls/*.golden.*", func() any { return new(forecast.CallsDocument) }},
+		{"../testdata/render/calls.yaml", func() any { return new(forecast.CallsDocument) }},
+		{"../testdata/gate/*.golden.*", func() any { return new(forecast.GateDocument) }},
 	}
 	var docs []goldenDocument
 	for _, k := range kinds {
@@ -186,12 +157,21 @@ func goldenDocuments(t *testing.T) []goldenDocument {
 	return docs
 }
 
-// decodeDocument reads a YAML or JSON document into v.
+// decodeDocument reads a YAML or JSON document into v. A field of the
+// document that v has no place for is an error: a typed decode that
+// dropped it would let the identity tests below skip it unnoticed.
 func decodeDocument(data []byte, v any) error {
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		return json.Unmarshal(data, v)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		return dec.Decode(v)
 	}
-	return yaml.Unmarshal(data, v)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
 
 // TestEncodersMatchReferenceOnGoldenDocuments: for every document the
@@ -480,8 +460,8 @@ func TestEncodersMatchReferenceOnRandomDocuments(t *testing.T) {
 		n = 30
 	}
 	types := []reflect.Type{
-		reflect.TypeFor[Report](), reflect.TypeFor[forecast.ScoreReport](), reflect.TypeFor[callsDocument](),
-		reflect.TypeFor[gateDocument](), reflect.TypeFor[Trend](), reflect.TypeFor[oddDocument](),
+		reflect.TypeFor[Report](), reflect.TypeFor[forecast.ScoreReport](), reflect.TypeFor[forecast.CallsDocument](),
+		reflect.TypeFor[forecast.GateDocument](), reflect.TypeFor[Trend](), reflect.TypeFor[oddDocument](),
 	}
 	rng := rand.New(rand.NewPCG(20261201, 3))
 	for i := range n {

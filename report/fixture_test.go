@@ -1,10 +1,8 @@
 package report
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
-	"os"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +14,6 @@ import (
 )
 
 // update rewrites the golden files of this package's tests.
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixtureRun is one synthetic run: both inspections in brief.
 type fixtureRun struct {
@@ -107,24 +104,11 @@ func buildReport(runs []fixtureRun) *Report {
 }
 
 // checkGolden compares got with the golden file at path relative to the
-// repository root; -update rewrites it, a mismatch writes path+".got".
+// repository root (testutil.CheckGolden: -update rewrites it, a mismatch
+// writes path+".got").
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	full := filepath.Join("..", path)
-	if *update {
-		if err := os.WriteFile(full, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatalf("read golden %s: %v (run with -update to create it)", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(full+".got", got, 0o644)
-		t.Errorf("%s differs from its golden file; got written to %s.got", path, path)
-	}
+	testutil.CheckGolden(t, filepath.Join("..", path), path, got)
 }
 
 // TestSyntheticReportFileIsCurrent keeps testdata/render/synthetic.yaml,

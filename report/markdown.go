@@ -561,6 +561,13 @@ type CallsView struct {
 	Gates     []gates.Result
 }
 
+// CallsViewOf is the part of a calls document the calls renderers read.
+func CallsViewOf(doc *forecast.CallsDocument) CallsView {
+	return CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
+		Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings,
+		Composite: doc.Composite, Gates: doc.Gates}
+}
+
 // CallsMarkdown renders a calls document as Markdown: a first line with
 // the number of resolved calls and the weakest measured calibration, the
 // failed gates, a table of agent-season records, passports, tampered

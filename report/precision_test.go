@@ -281,8 +281,8 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 	reflect.TypeFor[forecast.ScoreReport](): {
 		Percent: {"groups.calibration", "trend.groups.calibration.{before,now,difference,ci95.lower,ci95.upper}"},
 	},
-	reflect.TypeFor[callsDocument](): {Percent: {"groups.calibration"}},
-	reflect.TypeFor[gateDocument]():  {},
+	reflect.TypeFor[forecast.CallsDocument](): {Percent: {"groups.calibration"}},
+	reflect.TypeFor[forecast.GateDocument]():  {},
 }
 
 // TestDocumentFloatsFollowTheSpec: the rule (key table and exact types)

@@ -8,6 +8,3 @@ var (
 	ShellQuote     = shellQuote
 	CommandLineFor = commandLine
 )
-
-// UpdateGoldens says whether -update was given.
-func UpdateGoldens() bool { return *update }

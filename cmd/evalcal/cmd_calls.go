@@ -14,37 +14,6 @@ import (
 	"github.com/evalcal/evalcal/report"
 )
 
-// callsSchemaVersion is the version of the calls document's layout.
-const callsSchemaVersion = 1
-
-// callsDocument is the output of evalcal calls.
-type callsDocument struct {
-	SchemaVersion int    `yaml:"schema_version" json:"schema_version"`
-	GeneratedBy   string `yaml:"generated_by" json:"generated_by"`
-	// Inputs are the input files with the SHA-256 of their bytes, and
-	// CommandLine the arguments (without -o), so the document can be
-	// reproduced.
-	Inputs      []forecast.ScoreInput `yaml:"inputs" json:"inputs"`
-	CommandLine []string              `yaml:"command_line" json:"command_line"`
-	AsOf        string                `yaml:"as_of" json:"as_of"`
-	Calls       string                `yaml:"calls" json:"calls"`
-	Prices      string                `yaml:"prices" json:"prices"`
-	Groups      []forecast.GroupScore `yaml:"groups" json:"groups"`
-	Passports   []forecast.Passport   `yaml:"passports" json:"passports"`
-	Tampered    []forecast.CallRef    `yaml:"tampered" json:"tampered"`
-	Unsealed    int                   `yaml:"unsealed" json:"unsealed"`
-	// SealedV2 and SealedV1 count the calls by seal version;
-	// UnsealedIgnored the unsealed calls that do not count.
-	SealedV2        int                       `yaml:"sealed_v2" json:"sealed_v2"`
-	SealedV1        int                       `yaml:"sealed_v1" json:"sealed_v1"`
-	UnsealedIgnored int                       `yaml:"unsealed_ignored" json:"unsealed_ignored"`
-	Composite       []forecast.GroupComposite `yaml:"composite,omitempty" json:"composite,omitempty"`
-	BadLines        []forecast.BadLine        `yaml:"bad_lines" json:"bad_lines"`
-	Warnings        []string                  `yaml:"warnings" json:"warnings"`
-	// Gates records each requested gate (--require) and its outcome.
-	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
-}
-
 // callsOptions are evalcal calls's flags.
 type callsOptions struct {
 	io   ioStreams
@@ -141,7 +110,7 @@ func (o *callsOptions) validate(now time.Time) error {
 // callsRun is evalcal calls's body, after validate.
 func callsRun(ctx context.Context, o *callsOptions) error {
 	stderr := o.io.ErrOut
-	gs, err := parseGates(o.Requires, callsDocument{}, false)
+	gs, err := parseGates(o.Requires, forecast.CallsDocument{}, false)
 	if err != nil {
 		return err
 	}
@@ -191,8 +160,8 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 		}
 		inputs = append(inputs, forecast.ScoreInput{Path: p, SHA256: sum})
 	}
-	doc := callsDocument{
-		SchemaVersion: callsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
+	doc := forecast.CallsDocument{
+		SchemaVersion: forecast.CallsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
 		AsOf: o.asOf.Format(time.RFC3339Nano), Calls: o.Calls, Prices: o.Prices,
 		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
 		Unsealed: rep.Unsealed, SealedV2: rep.SealedV2, SealedV1: rep.SealedV1, UnsealedIgnored: rep.UnsealedIgnored,
@@ -213,9 +182,9 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 	var data []byte
 	switch o.Output.Format {
 	case "markdown", "md":
-		data, err = report.CallsMarkdown(doc.view())
+		data, err = report.CallsMarkdown(report.CallsViewOf(&doc))
 	case "html":
-		data, err = report.CallsHTML(doc.view())
+		data, err = report.CallsHTML(report.CallsViewOf(&doc))
 	default:
 		data, err = encodeForecastDocument(doc, o.Output.Format)
 	}
@@ -253,13 +222,6 @@ func countedCalls(groups []forecast.GroupScore) int {
 		n += g.Counted
 	}
 	return n
-}
-
-// view is the document as the calls renderers read it.
-func (doc callsDocument) view() report.CallsView {
-	return report.CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
-		Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings,
-		Composite: doc.Composite, Gates: doc.Gates}
 }
 
 // withoutOutputFlag is args without -o/--output and its value: where a

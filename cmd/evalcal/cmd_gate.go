@@ -9,15 +9,6 @@ import (
 	"github.com/evalcal/evalcal/forecast"
 )
 
-// gateDocument is the output of evalcal gate.
-type gateDocument struct {
-	Events    string                  `yaml:"events" json:"events"`
-	History   string                  `yaml:"history" json:"history"`
-	Decisions []forecast.GateDecision `yaml:"decisions" json:"decisions"`
-	BadLines  []forecast.BadLine      `yaml:"bad_lines" json:"bad_lines"`
-	Warnings  []string                `yaml:"warnings" json:"warnings"`
-}
-
 // gateOptions are evalcal gate's flags.
 type gateOptions struct {
 	io   ioStreams
@@ -107,7 +98,7 @@ func gateRun(ctx context.Context, o *gateOptions) error {
 		}
 		return fmt.Errorf("gate: %w", err)
 	}
-	doc := gateDocument{
+	doc := forecast.GateDocument{
 		Events: o.Events, History: o.History,
 		Decisions: orEmpty(rep.Decisions), BadLines: orEmpty(bad), Warnings: orEmpty(rep.Warnings),
 	}

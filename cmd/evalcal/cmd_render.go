@@ -204,15 +204,15 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 		}
 		return encodeScoreReport(*doc, format)
 	case hasAsOf:
-		var doc callsDocument
+		var doc forecast.CallsDocument
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return nil, fmt.Errorf("decode calls document: %w", err)
 		}
-		if doc.SchemaVersion > callsSchemaVersion {
+		if doc.SchemaVersion > forecast.CallsSchemaVersion {
 			return nil, fmt.Errorf("%w: calls document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
-				report.ErrNewerSchema, doc.SchemaVersion, callsSchemaVersion)
+				report.ErrNewerSchema, doc.SchemaVersion, forecast.CallsSchemaVersion)
 		}
-		v := doc.view()
+		v := report.CallsViewOf(&doc)
 		switch format {
 		case "markdown", "md":
 			return report.CallsMarkdown(v)

@@ -4,40 +4,18 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// update rewrites golden files: go test ./cmd/evalcal -run NAME -update.
-// It is the one -update flag of this package's tests; every golden test
-// uses checkGolden.
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // checkGolden compares got with the golden file at path (relative to the
-// repository root, e.g. "testdata/run/twelve.golden"). On a mismatch it
-// writes got to path+".got" (git-ignored) and fails; with -update it
-// rewrites the golden file instead.
+// repository root, e.g. "testdata/run/twelve.golden"): testutil.CheckGolden,
+// whose -update flag rewrites it; a mismatch writes path+".got".
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	full := filepath.Join(repoRoot(t), path)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatalf("read golden %s: %v (run with -update to create it)", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(full+".got", got, 0o644)
-		t.Errorf("%s differs from its golden file; got written to %s.got (diff them; -update accepts)", path, path)
-	}
+	testutil.CheckGolden(t, filepath.Join(repoRoot(t), path), path, got)
 }
 
 // packageDir is this package's directory, read once before any test
