@@ -61,6 +61,9 @@ type Config struct {
 	// hashes are kept between runs (sampler.DiscoverOptions.HashCache);
 	// "" keeps none.
 	DescribeCache string
+	// Finish completes the report: the trend against a baseline and the
+	// CI gates.
+	Finish Finish
 	// Notify, when not nil, receives notices that are not part of the
 	// report (how many runs were described again, cache problems).
 	Notify func(string)
@@ -77,7 +80,8 @@ func (e *SampleError) Error() string { return e.Err.Error() }
 func (e *SampleError) Unwrap() error { return e.Err }
 
 // Run calibrates cfg.Light against cfg.Deep: discovery and selection,
-// inspection, comparison, statistics, recommendations. It returns the
+// inspection, comparison, statistics, recommendations, then cfg.Finish
+// (trend, gates) and the summary. It returns the
 // report, also when inspections failed (the report says which) or the
 // budget stopped the calls (Report.Cost.BudgetStopped). The error is
 // ctx.Err() when interrupted (the report then holds what finished), a
@@ -163,6 +167,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no light inspection in the light source (%s) and were left out",
 			uncovered, cfg.LightSpec))
 	}
+	cfg.Finish.apply(rep)
 	return rep, runErr
 }
 

@@ -89,7 +89,7 @@ func TestShardsMergeToTheUnshardedReport(t *testing.T) {
 			shards = append(shards, rep)
 			names = append(names, "shard"+string(rune('0'+i)))
 		}
-		merged, err := Merge(shards, names)
+		merged, err := Merge(shards, names, Finish{})
 		if err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
@@ -115,30 +115,30 @@ func TestMergeRefusesShardsThatDoNotAccountForTheirRuns(t *testing.T) {
 	shards, names := shardsOf(t, 3)
 	emptied := *shards[1]
 	emptied.Comparisons = nil
-	if _, err := Merge([]*report.Report{shards[0], &emptied, shards[2]}, names); err == nil ||
+	if _, err := Merge([]*report.Report{shards[0], &emptied, shards[2]}, names, Finish{}); err == nil ||
 		!strings.Contains(err.Error(), "s2.yaml (shard 2/3) has no result for its run(s)") {
 		t.Errorf("emptied shard: err %v", err)
 	}
 	stray := *shards[0]
 	stray.Comparisons = append(append(stray.Comparisons[:0:0], stray.Comparisons...), shards[1].Comparisons[0])
-	if _, err := Merge([]*report.Report{&stray, shards[1], shards[2]}, names); err == nil ||
+	if _, err := Merge([]*report.Report{&stray, shards[1], shards[2]}, names, Finish{}); err == nil ||
 		!strings.Contains(err.Error(), "which is not one of its sampled runs") {
 		t.Errorf("stray comparison: err %v", err)
 	}
 	foreign := *shards[2]
 	foreign.Inputs.Seed = 99
-	if _, err := Merge([]*report.Report{shards[0], shards[1], &foreign}, names); err == nil ||
+	if _, err := Merge([]*report.Report{shards[0], shards[1], &foreign}, names, Finish{}); err == nil ||
 		!strings.Contains(err.Error(), "inputs.seed differs") {
 		t.Errorf("other job: err %v", err)
 	}
 	spelled := *shards[2]
 	spelled.Inputs.CommandLine = append([]string{"--format", "json"}, spelled.Inputs.CommandLine...)
-	if _, err := Merge([]*report.Report{shards[0], shards[1], &spelled}, names); err != nil {
+	if _, err := Merge([]*report.Report{shards[0], shards[1], &spelled}, names, Finish{}); err != nil {
 		t.Errorf("a flag that cannot change results stopped the merge: %v", err)
 	}
 	huge := *shards[0]
 	huge.Inputs.Shard = "1/2000000000"
-	if _, err := Merge([]*report.Report{&huge}, names[:1]); err == nil || !strings.Contains(err.Error(), "at most 10000 shards") {
+	if _, err := Merge([]*report.Report{&huge}, names[:1], Finish{}); err == nil || !strings.Contains(err.Error(), "at most 10000 shards") {
 		t.Errorf("huge shard count: err %v", err)
 	}
 }
@@ -196,7 +196,7 @@ func TestUniformDeepSubsetInspectsDeepOnNRuns(t *testing.T) {
 		}
 		return s, n
 	}()
-	merged, err := Merge(shards, append(names[:1], "t"))
+	merged, err := Merge(shards, append(names[:1], "t"), Finish{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,9 @@ type Data struct {
 }
 
 // Fill computes everything that follows from data into rep: statistics,
-// estimates, repeatability, cost per run, recommendations, warnings and the
-// summary. rep's inputs and sample must already be set.
+// estimates, repeatability, cost per run, recommendations and warnings.
+// rep's inputs and sample must already be set. The summary is written by
+// Finish, after the trend and the gates.
 func Fill(rep *report.Report, data Data) {
 	in := aggregate.Input{Comparisons: data.Comparisons, LightOnly: data.LightOnly, Repeats: data.Repeats}
 	if rep.Inputs.DeepSubset != nil {
@@ -95,7 +96,6 @@ func Fill(rep *report.Report, data Data) {
 	for _, line := range rep.Sample.Rejected {
 		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
 	}
-	report.Summarize(rep)
 }
 
 // withPerRun fills each side's cost per run and the deep-to-light ratio.

@@ -57,8 +57,9 @@ func ShardOf(id string, n int) int {
 // index came from, may differ); and each shard accounts for exactly its
 // own runs: every sampled run that belongs to it has a comparison, a
 // light-only inspection or a failure, and nothing else is there. The
-// merged report has neither inputs.shard nor inputs.shard_source.
-func Merge(shards []*report.Report, names []string) (*report.Report, error) {
+// merged report has neither inputs.shard nor inputs.shard_source. fin
+// completes it (trend, gates, summary) as Run completes an unsharded one.
+func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("merge: no shard report given")
 	}
@@ -130,6 +131,7 @@ func Merge(shards []*report.Report, names []string) (*report.Report, error) {
 		Inputs: first.Inputs, Sample: first.Sample}
 	merged.Inputs.Shard, merged.Inputs.ShardSource = "", "" // shards may come from different sources
 	Fill(merged, data)
+	fin.apply(merged)
 	return merged, nil
 }
 

@@ -170,7 +170,7 @@ func TestMergeAcceptsShardsFromDifferentSources(t *testing.T) {
 		}
 		shards = append(shards, rep)
 	}
-	merged, err := Merge(shards, []string{"a.yaml", "b.yaml"})
+	merged, err := Merge(shards, []string{"a.yaml", "b.yaml"}, Finish{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,12 +109,12 @@ func mergeRun(ctx context.Context, o *mergeOptions) error {
 			names[i] = "stdin"
 		}
 	}
-	merged, err := calibrate.Merge(shards, names)
+	merged, err := calibrate.Merge(shards, names, calibrate.Finish{Baseline: baseline, Gates: gs})
 	if err != nil {
 		return inputError(err)
 	}
 	fmt.Fprintf(o.io.ErrOut, "evalcal: merged %d shards\n", len(shards))
-	return finishReport(ctx, merged, baseline, gs, &o.Output, o.io, func() error { return nil })
+	return finishReport(ctx, merged, &o.Output, o.io, func() error { return nil })
 }
 
 // readShard reads one shard report from a regular file or, for "-", from

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/report"
 )
 

@@ -309,6 +309,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
+		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
 		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
 	}
 	if opts.Cache != nil {
@@ -343,7 +344,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		rep.Cost.Light.Calls+rep.Cost.Deep.Calls, rep.Cost.Light.CacheHits+rep.Cost.Deep.CacheHits, len(rep.Failures))
 	summarise(stderr, len(rep.Failures), "failed inspection", "failures", failureItems(rep.Failures))
 
-	return finishReport(ctx, rep, baseline, gs, &o.Output, o.io, func() error {
+	return finishReport(ctx, rep, &o.Output, o.io, func() error {
 		if rep.Cost.BudgetStopped {
 			return budgetError(fmt.Errorf("run: the --max-cost budget of $%s stopped the calls (spent $%s); the report covers what was inspected",
 				strconv.FormatFloat(o.MaxCost, 'f', -1, 64), spentUSD(rep.Cost)))
@@ -479,25 +480,15 @@ func readReportFile(path string) (*report.Report, error) {
 	return report.ReadReport(path)
 }
 
-// finishReport adds the trend against baseline (when given), checks the
-// gates on the finished report and records them in it, summarises its
-// warnings on stderr, writes it (streamed as it is encoded, see
+// finishReport writes a finished report (calibrate.Run or Merge added the
+// trend, the gates and the summary): it summarises the report's warnings
+// on stderr, writes it (streamed as it is encoded, see
 // outputOptions.stream), prints one summary line and one line per failed
 // gate on stderr, and returns the error that decides the exit code: an
 // interrupt (exit 130, the -o file untouched), then after, the work's own
 // verdict (exit 1), then an unmet gate (exit 3).
-func finishReport(ctx context.Context, rep *report.Report, baseline *report.Report, gs []gates.Gate, out *outputOptions, streams ioStreams, after func() error) error {
+func finishReport(ctx context.Context, rep *report.Report, out *outputOptions, streams ioStreams, after func() error) error {
 	stderr := streams.ErrOut
-	if baseline != nil {
-		t := report.CompareReports(baseline, rep)
-		rep.Trend = &t
-	}
-	var results []gates.Result
-	if len(gs) > 0 {
-		results = gates.Check(gs, rep)
-		rep.Gates = results
-	}
-	report.Summarize(rep)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -515,7 +506,7 @@ func finishReport(ctx context.Context, rep *report.Report, baseline *report.Repo
 	if err := after(); err != nil {
 		return err
 	}
-	return gateResult(results, stderr)
+	return gateResult(rep.Gates, stderr)
 }
 
 // gateResult prints one stderr line per gate that failed and returns the

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"github.com/evalcal/evalcal/internal/testutil"
 	"os"
 	"path/filepath"
