@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -49,52 +45,6 @@ func largeScoreDocument(t testing.TB, n int) *forecast.ScoreReport {
 	}
 	rep.SchemaVersion, rep.GeneratedBy = 1, "evalcal test"
 	return &rep
-}
-
-// peakHeap runs f and returns the peak of heap objects above what was
-// live before, sampled every millisecond, and f's wall time. The GC
-// target is lowered to 20% for the measurement, so that the peak is
-// close to what f keeps live rather than garbage the collector has not
-// reached yet (at the default 100% a heap holding the document may grow
-// by the document's size before a collection).
-func peakHeap(f func() error) (peak uint64, elapsed time.Duration, err error) {
-	defer debug.SetGCPercent(debug.SetGCPercent(20))
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	base := sample[0].Value.Uint64()
-	var mu sync.Mutex
-	maxSeen := base
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				metrics.Read(s)
-				mu.Lock()
-				maxSeen = max(maxSeen, s[0].Value.Uint64())
-				mu.Unlock()
-			}
-		}
-	}()
-	start := time.Now()
-	err = f()
-	elapsed = time.Since(start)
-	close(done)
-	wg.Wait()
-	metrics.Read(sample)
-	mu.Lock()
-	defer mu.Unlock()
-	maxSeen = max(maxSeen, sample[0].Value.Uint64())
-	return maxSeen - base, elapsed, err
 }
 
 // TestEncoderPeakMemory measures the encoders on a run report of 20,000
@@ -146,7 +96,8 @@ func TestEncoderPeakMemory(t *testing.T) {
 			if i == 0 && !d.oldYAML {
 				continue
 			}
-			peak, elapsed, err := peakHeap(enc.f)
+			probe, err := testutil.PeakHeap(enc.f)
+			peak, elapsed := probe.Above(), probe.Elapsed
 			if err != nil {
 				t.Fatalf("%s, %s: %v", d.name, enc.name, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,20 +19,7 @@ import (
 // content) and returns its path.
 func writeRun(t *testing.T, root, name string, files map[string]string) string {
 	t.Helper()
-	dir := filepath.Join(root, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testutil.WriteFiles(t, filepath.Join(root, name), files)
 }
 
 // referenceHash re-states the ContentHash encoding independently:

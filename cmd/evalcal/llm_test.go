@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"io/fs"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,15 +30,10 @@ func judgeServer(t *testing.T, opts judgeserver.Options) *judgeserver.Server {
 		opts.RetryAfter = 20 * time.Millisecond
 	}
 	opts.APIKey = plantedKey
-	s, err := judgeserver.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s)
-	t.Cleanup(ts.Close)
-	t.Setenv("OPENAI_BASE_URL", ts.URL+"/v1")
+	s, url := testutil.StartJudgeServer(t, opts)
+	t.Setenv("OPENAI_BASE_URL", url+"/v1")
 	t.Setenv("OPENAI_API_KEY", plantedKey)
-	t.Setenv("ANTHROPIC_BASE_URL", ts.URL)
+	t.Setenv("ANTHROPIC_BASE_URL", url)
 	t.Setenv("ANTHROPIC_API_KEY", plantedKey)
 	return s
 }

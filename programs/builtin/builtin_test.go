@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,17 +39,7 @@ func baseRun() map[string]string {
 // directory named id and describes it.
 func describeFiles(t *testing.T, id string, files map[string]string) sampler.Run {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), id)
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := sampler.Describe(dir)
+	r, err := sampler.Describe(testutil.WriteFiles(t, filepath.Join(t.TempDir(), id), files))
 	if err != nil {
 		t.Fatal(err)
 	}

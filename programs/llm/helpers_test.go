@@ -2,10 +2,9 @@ package llm
 
 import (
 	"bytes"
+	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,13 +31,8 @@ type fakeProvider struct {
 // startServer starts a judge server with opts over real HTTP.
 func startServer(t *testing.T, opts judgeserver.Options) *fakeProvider {
 	t.Helper()
-	srv, err := judgeserver.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return &fakeProvider{srv: srv, url: ts.URL, rec: &recorder{base: http.DefaultTransport}}
+	srv, url := testutil.StartJudgeServer(t, opts)
+	return &fakeProvider{srv: srv, url: url, rec: &recorder{base: http.DefaultTransport}}
 }
 
 // baseURL is the provider's base URL on the server.
@@ -124,16 +118,7 @@ const (
 // writeRun creates a run directory with files (relative path -> content).
 func writeRun(t testing.TB, files map[string]string) sampler.Run {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "20260101-000000-abcdef")
-	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testutil.WriteFiles(t, filepath.Join(t.TempDir(), "20260101-000000-abcdef"), files)
 	return sampler.Run{ID: filepath.Base(dir), Path: dir, System: "test-system", Era: "state-md-v1", Valid: true}
 }
 
