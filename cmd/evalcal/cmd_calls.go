@@ -146,26 +146,9 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 		return inputError(fmt.Errorf("calls: %w", err))
 	}
 
-	inputs := []forecast.ScoreInput{}
-	for _, p := range []string{o.Calls, o.Prices, o.Terms} {
-		if p == "" {
-			continue
-		}
-		sum, err := fileSHA256(ctx, p)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return inputError(fmt.Errorf("calls: %w", err))
-		}
-		inputs = append(inputs, forecast.ScoreInput{Path: p, SHA256: sum})
-	}
-	doc := forecast.CallsDocument{
-		SchemaVersion: forecast.CallsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
-		AsOf: o.asOf.Format(time.RFC3339Nano), Calls: o.Calls, Prices: o.Prices,
-		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
-		Unsealed: rep.Unsealed, SealedV2: rep.SealedV2, SealedV1: rep.SealedV1, UnsealedIgnored: rep.UnsealedIgnored,
-		BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
+	doc, err := o.document(ctx, rep, priceBad)
+	if err != nil {
+		return err
 	}
 	if o.weights != nil {
 		doc.Composite, err = forecast.CompositeForGroups(rep, o.weights, terms)
@@ -213,6 +196,32 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 		}
 	}
 	return gateResult(results, stderr)
+}
+
+// document is the calls document of rep before the composite and the
+// gates: the inputs with their SHA-256, the options and rep's figures.
+func (o *callsOptions) document(ctx context.Context, rep forecast.CallReport, priceBad []forecast.BadLine) (forecast.CallsDocument, error) {
+	inputs := []forecast.ScoreInput{}
+	for _, p := range []string{o.Calls, o.Prices, o.Terms} {
+		if p == "" {
+			continue
+		}
+		sum, err := fileSHA256(ctx, p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return forecast.CallsDocument{}, ctx.Err()
+			}
+			return forecast.CallsDocument{}, inputError(fmt.Errorf("calls: %w", err))
+		}
+		inputs = append(inputs, forecast.ScoreInput{Path: p, SHA256: sum})
+	}
+	return forecast.CallsDocument{
+		SchemaVersion: forecast.CallsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
+		AsOf: o.asOf.Format(time.RFC3339Nano), Calls: o.Calls, Prices: o.Prices,
+		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
+		Unsealed: rep.Unsealed, SealedV2: rep.SealedV2, SealedV1: rep.SealedV1, UnsealedIgnored: rep.UnsealedIgnored,
+		BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
+	}, nil
 }
 
 // countedCalls is the number of counted calls over all groups.

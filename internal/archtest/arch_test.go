@@ -4,7 +4,10 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,6 +108,36 @@ func TestNoProductionCodeImportsTestutil(t *testing.T) {
 			if path == module+"/internal/testutil" && dir != "internal/testutil" {
 				t.Errorf("%s imports internal/testutil outside its tests", dir)
 			}
+		}
+	}
+}
+
+// A program that embeds the pipeline (calibrate) links no SQLite driver:
+// checked on the build graph itself (go list -deps), which also sees
+// imports made by third-party modules.
+func TestCalibrateLinksNoSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list; skipped with -short")
+	}
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goCmd); err != nil {
+		if goCmd, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go command to list dependencies with")
+		}
+	}
+	cmd := exec.Command(goCmd, "list", "-deps", "./calibrate")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./calibrate: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 20 || !slices.Contains(deps, module+"/calibrate") {
+		t.Fatalf("go list -deps ./calibrate listed %d packages; is the test run from internal/archtest?", len(deps))
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, "modernc.org/sqlite") {
+			t.Errorf("calibrate depends on %s", d)
 		}
 	}
 }
