@@ -23,7 +23,7 @@ import (
 var englishMessages = message.NewPrinter(language.English)
 
 // schemaJSON is report/schema/report.schema.json, the JSON Schema of the
-// calibration report, generated from the Go types by schema_test.go.
+// calibration report, generated from the Go types by GenerateSchema (schema_gen.go).
 //
 //go:embed schema/report.schema.json
 var schemaJSON []byte
