@@ -141,3 +141,40 @@ func TestCalibrateLinksNoSQLite(t *testing.T) {
 		}
 	}
 }
+
+// layers ranks the packages from the bottom (the scoring core, helpers)
+// to the top (commands): a package imports only packages of lower layers,
+// so that the import graph has no arrow pointing up. A package missing
+// here is not checked (and logged): add it where it belongs.
+var layers = map[string]int{
+	"statistician": 0, "gates": 0, "internal/atomicfile": 0, "internal/inputfile": 0, "internal/lines": 0,
+	"internal/judgeserver": 0, "internal/corpusgen": 0,
+	"sampler":                1,
+	"runner":                 2,
+	"comparator":             3,
+	"statistician/aggregate": 4,
+	"advisor":                5,
+	"forecast":               6,
+	"forecast/predictionlog": 7, "report": 7,
+	"calibrate":        8,
+	"programs/builtin": 9, "programs/exec": 9, "programs/importers": 9, "programs/llm": 9, "programs/saved": 9,
+	"cmd/evalcal": 10, "cmd/judgeserver": 10,
+}
+
+func TestImportsPointDownTheLayers(t *testing.T) {
+	for dir, paths := range imports(t) {
+		from, ok := layers[dir]
+		if !ok {
+			if dir != "internal/archtest" && dir != "internal/testutil" {
+				t.Logf("%s has no layer; not checked", dir)
+			}
+			continue
+		}
+		for _, path := range paths {
+			to, ok := layers[strings.TrimPrefix(path, module+"/")]
+			if ok && strings.HasPrefix(path, module+"/") && to >= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point to lower layers", dir, from, path, to)
+			}
+		}
+	}
+}
