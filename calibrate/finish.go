@@ -24,7 +24,7 @@ type Finish struct {
 // written first as well when there are gates.
 func (f Finish) apply(rep *report.Report) {
 	if f.Baseline != nil {
-		t := report.CompareReports(f.Baseline, rep)
+		t := CompareReports(f.Baseline, rep)
 		rep.Trend = &t
 	}
 	if len(f.Gates) > 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
@@ -251,7 +252,7 @@ func TestTrendFieldsAreGated(t *testing.T) {
 		Trend report.Trend `json:"trend"`
 	}
 	r := synthetic(t)
-	doc := withTrend{Report: *r, Trend: report.CompareReports(r, r)}
+	doc := withTrend{Report: *r, Trend: calibrate.CompareReports(r, r)}
 	gs, err := gates.Parse([]string{"trend.agreement.lower > -5", "trend.agreement > -5", "trend.agreement.point == 0"})
 	if err != nil {
 		t.Fatal(err)

@@ -120,3 +120,34 @@ func TestSyntheticReportFileIsCurrent(t *testing.T) {
 	}
 	checkGolden(t, "testdata/render/synthetic.yaml", b)
 }
+
+// generatedRuns makes n runs of which the first `agree` have matching
+// verdicts; light overstates scores by `gap` points on disagreeing runs.
+func generatedRuns(n, agree int, gap float64, prefix string) []fixtureRun {
+	var out []fixtureRun
+	for i := 0; i < n; i++ {
+		base := 30 + float64((i*37)%60)
+		fr := fixtureRun{id: fmt.Sprintf("%s-%03d", prefix, i), system: []string{"alpha", "beta", "gamma"}[i%3],
+			lrf: base, lte: base - 5, drf: base - 1 + float64(i%3), dte: base - 6 + float64(i%2)}
+		fr.lv = verdictFor(fr.lrf, fr.lte)
+		fr.dv = verdictFor(fr.drf, fr.dte)
+		if i >= agree {
+			fr.lrf, fr.lte = min(85, fr.lrf+gap), min(80, fr.lte+gap)
+			fr.lv = "pass"
+			fr.dv = "fail"
+			fr.drf, fr.dte = 20, 15
+		}
+		out = append(out, fr)
+	}
+	return out
+}
+
+func verdictFor(rf, te float64) string {
+	switch {
+	case rf < 40 || te < 40:
+		return "fail"
+	case rf >= 70 && te >= 70:
+		return "pass"
+	}
+	return "partial"
+}

@@ -300,31 +300,6 @@ func TestReadReportRefusesDocumentsThatAreNotReports(t *testing.T) {
 	}
 }
 
-func TestTrendAndGateSectionsShowEveryFigure(t *testing.T) {
-	tr := CompareReports(buildReport(fixtureRuns[:8]), buildReport(fixtureRuns))
-	gs, err := gates.Parse([]string{"agreement.lower >= 80", "confidence >= low"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := string(writeMarkdown(page{Title: "t", Banner: banner{Lead: "v"}, Sections: []section{
-		trendSection(tr), gatesSection(gates.Check(gs, buildReport(fixtureRuns))),
-	}}))
-	for _, want := range []string{
-		// Percentage points to 2 decimals, kappa to 6 significant digits.
-		"| agreement (percent, points) | 62.50 | 71.43 | 8.93 | [-26.39, 45.03] | no |",
-		"| kappa linear | 0.285714 | 0.511628 | 0.225914 | [-0.543305, 0.995132] | no |",
-		"| calibration (light as forecast, 0-100) | 0.00 | 19.41 | 19.41 | n/a (calibration is clamped at 0",
-		"runs only now: 20250101-100000-bbb005, 20250101-100000-ccc001",
-		"runs only before: none",
-		"| agreement.lower &gt;= 80 | agreement_rate.wilson95.lower | 45.35 | FAIL |",
-		"| confidence &gt;= low | confidence | low | pass |",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("missing %q in\n%s", want, md)
-		}
-	}
-}
-
 func TestMarkdownCapsTheDisagreementsTableForPRComments(t *testing.T) {
 	r := buildReport(generatedRuns(200, 20, 30, "run"))
 	if len(r.Disagreements) != 180 {

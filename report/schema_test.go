@@ -9,8 +9,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
-
-	"github.com/evalcal/evalcal/gates"
 )
 
 const schemaPath = "report/schema/report.schema.json"
@@ -111,30 +109,6 @@ func TestGoldenReportsMatchSchema(t *testing.T) {
 		if err := s.Validate(instance(t, b)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
-	}
-}
-
-func TestReportWithTrendAndGatesMatchesSchema(t *testing.T) {
-	r := buildReport(fixtureRuns)
-	b, err := r.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	tr := CompareReports(buildReport(fixtureRuns[:8]), r)
-	gs, _ := gates.Parse([]string{"agreement.lower >= 80"})
-	for k, v := range map[string]any{"trend": tr, "gates": gates.Check(gs, r)} {
-		vb, _ := json.Marshal(v)
-		var vv any
-		_ = json.Unmarshal(vb, &vv)
-		m[k] = vv
-	}
-	b, _ = json.Marshal(m)
-	if err := compileSchema(t).Validate(instance(t, b)); err != nil {
-		t.Error(err)
 	}
 }
 
