@@ -64,6 +64,7 @@ with -o FILE; diagnostics and progress go to stderr, prefixed "evalcal:".`,
 		newCmdGate(f, nil),
 		newCmdRender(f, nil),
 		newCmdPlan(f, nil),
+		newCmdPosition(f, nil),
 		newCmdVersion(f),
 		newCmdCompletion(f),
 	)
