@@ -214,7 +214,7 @@ func positionRun(ctx context.Context, o *positionOptions) error {
 	var err error
 	switch o.Output.Format {
 	case "markdown", "md":
-		data = doc.Markdown()
+		data = positionMarkdown(&doc)
 	case "json":
 		data, err = report.EncodeJSON(doc)
 	default:
@@ -236,4 +236,3 @@ func positionRun(ctx context.Context, o *positionOptions) error {
 	}
 	return nil
 }
-
