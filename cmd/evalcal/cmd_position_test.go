@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalcal/evalcal/pairwise"
 )
 
 // positionFixture is a file of pairwise/testdata.
@@ -90,6 +92,26 @@ func TestPositionExitCodes(t *testing.T) {
 		}
 		if c.code == 1 && !strings.Contains(out, "schema_version: 1") {
 			t.Errorf("%v: no document written: %q", c.args, out)
+		}
+	}
+}
+
+// TestMajorityDeep: the winner most verdicts name, a tie on a split.
+func TestMajorityDeep(t *testing.T) {
+	v := func(id, w string) pairwise.Verdict { return pairwise.Verdict{PairID: id, Winner: w} }
+	got := majorityDeep([]pairwise.Verdict{
+		v("p1", "a"), v("p1", "a"), v("p1", "b"),
+		v("p2", "a"), v("p2", "b"),
+		v("p3", "b"), v("p3", "tie"), v("p3", "b"),
+		v("p4", "tie"),
+	})
+	want := pairwise.Deep{"p1": "a", "p2": "tie", "p3": "b", "p4": "tie"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %q, want %q", id, got[id], w)
 		}
 	}
 }
