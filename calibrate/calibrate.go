@@ -64,6 +64,11 @@ type Config struct {
 	// Finish completes the report: the trend against a baseline and the
 	// CI gates.
 	Finish Finish
+	// Escalation asks for the trust-or-escalate section: a threshold
+	// calibrated on the runs with both depths, or, in cascade mode, a saved
+	// policy applied (deep only on the runs below its threshold; Subset
+	// must then be empty).
+	Escalation *report.EscalationInputs
 	// Notify, when not nil, receives notices that are not part of the
 	// report (how many runs were described again, cache problems).
 	Notify func(string)
@@ -136,6 +141,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	design := cfg.Subset.design(sample.Runs, cfg.Deep)
 	opts := cfg.Runner
 	opts.DeepRuns, opts.SelectDeep = design.deepRuns, design.selectDeep(len(sample.Runs))
+	if e := cfg.Escalation; e != nil && e.Mode == report.EscalationCascade {
+		opts.SelectDeep = selectEscalated(e)
+	}
 	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
 	res, runErr := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
 	var stop *runner.StopError
@@ -195,6 +203,7 @@ func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
 			DeepSubset:  d.inputs(),
 			ContentHash: sampleHash(sample.Runs),
 			CommandLine: nonNil(cfg.CommandLine),
+			Escalation:  cfg.Escalation,
 		},
 	}
 	if cfg.ShardCount > 1 {

@@ -96,6 +96,7 @@ func Fill(rep *report.Report, data Data) {
 	for _, line := range rep.Sample.Rejected {
 		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
 	}
+	rep.Escalation = escalationSection(rep, data)
 }
 
 // withPerRun fills each side's cost per run and the deep-to-light ratio.

@@ -138,6 +138,17 @@ var precisionRules = []precisionRule{
 	// and the Wilson lower bound it reaches: agreement.{at_rate,achieved}.
 	{"agreement.at_rate", Percent},
 	{"agreement.achieved", Percent},
+	// Trust or escalate: the intervals of coverage, escalated share and
+	// agreement are in percent (escalation.{coverage,escalated,agreement}.ci95.*);
+	// thresholds and confidences are compared with the runs' confidences
+	// again by run --escalate, so they are exact:
+	// escalation.threshold, escalation.curve[].threshold,
+	// escalation.needed.at_threshold, escalation.runs[].confidence.
+	{"escalation.*.ci95.*", Percent},
+	{"escalation.threshold", Exact},
+	{"escalation.curve.threshold", Exact},
+	{"escalation.needed.at_threshold", Exact},
+	{"escalation.runs.confidence", Exact},
 	// Estimates of deep's mean 0-100 scores over all runs:
 	// estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen,stratified_ppi,ppi_calibrated}.{point,se,ci95.*}
 	// (effective_n and lambda are Statistics, as are the pass-rate

@@ -85,6 +85,9 @@ func calibrationPage(r *Report, plots bool) page {
 	if r.Repeatability != nil {
 		p.Sections = append(p.Sections, repeatabilitySection(*r.Repeatability))
 	}
+	if r.Escalation != nil {
+		p.Sections = append(p.Sections, escalationPageSection(*r.Escalation, plots))
+	}
 	p.Sections = append(p.Sections, costSection(r.Cost), warningSection(r.Warnings))
 	// The per-run listings.
 	p.Sections = append(p.Sections, disagreementSection(r, !plots))

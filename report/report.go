@@ -54,6 +54,10 @@ type Report struct {
 	// Repeatability is each side's agreement with itself (--repeat K > 1);
 	// absent otherwise.
 	Repeatability *aggregate.Repeatability `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
+	// Escalation is trust or escalate: where light may decide alone with
+	// a guaranteed agreement (run --target-agreement, --escalate); absent
+	// otherwise.
+	Escalation *Escalation `yaml:"escalation,omitempty" json:"escalation,omitempty"`
 	// Cost is what each side's inspections cost.
 	Cost            Cost                     `yaml:"cost" json:"cost"`
 	Recommendations []advisor.Recommendation `yaml:"recommendations" json:"recommendations"`
@@ -119,6 +123,9 @@ type Inputs struct {
 	// DeepSubset says how the runs inspected at depth deep were chosen;
 	// absent when deep ran on every run.
 	DeepSubset *SubsetInputs `yaml:"deep_subset,omitempty" json:"deep_subset,omitempty"`
+	// Escalation holds the trust-or-escalate settings; absent without
+	// --target-agreement or --escalate.
+	Escalation *EscalationInputs `yaml:"escalation,omitempty" json:"escalation,omitempty"`
 	// Shard is "i/n" when this report covers shard i of n of the sample
 	// (run --shard); merge recombines shards exactly.
 	Shard string `yaml:"shard,omitempty" json:"shard,omitempty"`

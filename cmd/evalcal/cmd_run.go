@@ -58,6 +58,9 @@ type runOptions struct {
 	DeepSubset   string
 	Repeat       int
 
+	// Trust or escalate (issue 24): cmd_run_escalation.go.
+	Escalation escalationFlags
+
 	// LLM judges and cost (issue 8).
 	BaseURL, LightBaseURL, DeepBaseURL string
 	LightKeyFile, DeepKeyFile          string
@@ -123,6 +126,7 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 			o.retriesGiven = c.Flags().Changed("retries")
 			o.judgeSeedGiven = c.Flags().Changed("judge-seed")
 			o.temperatureGiven = c.Flags().Changed("temperature")
+			o.Escalation.riskGiven = c.Flags().Changed("risk")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -178,6 +182,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.PriceFile, "price-file", "", "YAML `FILE` of prices: MODEL: {input: X, output: Y, cached_input: Z}")
 	fs.Float64Var(&o.MaxCost, "max-cost", 0, "hard budget in `USD` over both sides: no call starts that could exceed it; exit 4 when it stopped calls")
 	fs.DurationVar(&o.MaxRetryWait, "max-retry-wait", runner.DefaultMaxRetryWait, "longest `DURATION` a server may ask to wait (Retry-After) before a call is failed instead")
+	o.Escalation.addFlags(fs)
 	o.Output.addFlags(fs, "report", "yaml", reportFormats)
 }
 
@@ -248,6 +253,9 @@ func (o *runOptions) validate() error {
 	case o.MaxRetryWait <= 0:
 		return usageErrorf("run: --max-retry-wait must be positive, got %s", o.MaxRetryWait)
 	}
+	if err := o.Escalation.validate(o); err != nil {
+		return err
+	}
 	for _, p := range o.Prices {
 		if _, _, err := parsePrice(p); err != nil {
 			return usageErrorf("run: --price: %v", err)
@@ -263,7 +271,7 @@ func (o *runOptions) validate() error {
 		}
 		o.shardIndex, o.shardCount, o.shardSource = i, n, source
 	}
-	inputs := []string{o.Baseline, o.PriceFile, o.LightPrompt, o.DeepPrompt}
+	inputs := []string{o.Baseline, o.PriceFile, o.LightPrompt, o.DeepPrompt, o.Escalation.Escalate}
 	for _, spec := range []string{o.Light, o.Deep} {
 		if path := specFile(spec); path != "" {
 			inputs = append(inputs, path)
@@ -312,6 +320,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
 		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
 	}
+	if cfg.Escalation, err = o.Escalation.inputs(); err != nil {
+		return inputError(err)
+	}
 	if opts.Cache != nil {
 		cfg.DescribeCache = filepath.Join(opts.Cache.Dir(), "describe")
 	}
@@ -349,7 +360,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 			return budgetError(fmt.Errorf("run: the --max-cost budget of $%s stopped the calls (spent $%s); the report covers what was inspected",
 				strconv.FormatFloat(o.MaxCost, 'f', -1, 64), spentUSD(rep.Cost)))
 		}
-		if len(rep.Comparisons) == 0 {
+		if len(rep.Comparisons) == 0 && !cascadeDecidedAll(rep) {
 			return fmt.Errorf("run: no run got both inspections (%d failures; see the report)", len(rep.Failures))
 		}
 		return nil
