@@ -1,0 +1,117 @@
+package calibrate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/evalcal/evalcal/escalate"
+	"github.com/evalcal/evalcal/report"
+)
+
+func calibrateEscalation(a float64) *report.EscalationInputs {
+	return &report.EscalationInputs{Mode: report.EscalationCalibrate, TargetAgreement: a, Risk: 0.1}
+}
+
+// On the bundled corpus the section is computed from the comparisons:
+// its counts are the comparisons' own, and merged shards give the same
+// section as one run (Fill recomputes it from the per-run data).
+func TestEscalationSectionOnTheBundledCorpus(t *testing.T) {
+	cfg := builtinConfig()
+	cfg.Escalation = calibrateEscalation(0.8)
+	rep := mustRun(t, cfg)
+	e := rep.Escalation
+	if e == nil || e.Mode != report.EscalationCalibrate || e.Source != string(escalate.SourceScoreDistance) || e.Unit != "points" {
+		t.Fatalf("escalation = %+v", e)
+	}
+	if e.Guarantee.CalibrationN != len(rep.Comparisons) || e.Guarantee.MinCovered != 11 {
+		t.Errorf("guarantee %+v; want n %d and 11 runs at least (0.8^11 <= 0.1)", e.Guarantee, len(rep.Comparisons))
+	}
+	// Recount the chosen threshold's coverage and agreement by hand.
+	if e.Met {
+		covered, agree := 0, 0
+		for _, c := range rep.Comparisons {
+			conf, err := escalate.Confidence(escalate.SourceScoreDistance, escalate.Evidence{Verdict: c.LightVerdict,
+				Scores: []float64{c.Light.RuntimeFidelity, c.Light.TaskEffectiveness}}, escalate.DefaultCuts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if conf >= *e.Threshold {
+				covered++
+				if c.VerdictMatch {
+					agree++
+				}
+			}
+		}
+		if e.Coverage.Runs != covered || e.Agreement.Runs != agree || e.Agreement.N != covered {
+			t.Errorf("coverage %+v agreement %+v; recounted %d covered, %d agree", e.Coverage, e.Agreement, covered, agree)
+		}
+		if *e.Agreement.GuaranteedLowerPercent < 80 {
+			t.Errorf("guaranteed lower bound %v under the target", *e.Agreement.GuaranteedLowerPercent)
+		}
+	} else if e.Reason == "" || e.Needed == nil {
+		t.Errorf("not met without a reason or a plan: %+v", e)
+	}
+	t.Logf("bundled corpus, A = 0.8: met %v, threshold %v, coverage %+v, reason %q", e.Met, e.Threshold, e.Coverage, e.Reason)
+
+	var shards []*report.Report
+	for i := 1; i <= 3; i++ {
+		c := builtinConfig()
+		c.Escalation = calibrateEscalation(0.8)
+		c.ShardIndex, c.ShardCount = i, 3
+		shards = append(shards, mustRun(t, c))
+	}
+	merged, err := Merge(shards, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rep.Escalation, merged.Escalation, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("merged escalation differs (-whole +merged):\n%s", d)
+	}
+}
+
+// A cascade inspects deep exactly on the runs whose light confidence is
+// under the threshold, and each run's final verdict is light's above it
+// and deep's below.
+func TestCascadeInspectsDeepOnlyBelowTheThreshold(t *testing.T) {
+	thr := 20.0
+	cfg := builtinConfig()
+	cfg.Escalation = &report.EscalationInputs{Mode: report.EscalationCascade, TargetAgreement: 0.8, Risk: 0.1,
+		Policy: &report.EscalationPolicy{File: "saved.yaml", Source: string(escalate.SourceScoreDistance), Met: true, Threshold: &thr, CalibrationN: 100}}
+	rep := mustRun(t, cfg)
+	e := rep.Escalation
+	if e == nil || e.Mode != report.EscalationCascade || len(e.Runs) != len(rep.Comparisons)+len(rep.LightOnly) {
+		t.Fatalf("escalation %+v with %d comparisons and %d light-only runs", e, len(rep.Comparisons), len(rep.LightOnly))
+	}
+	deep := map[string]string{}
+	for _, c := range rep.Comparisons {
+		deep[c.RunID] = c.DeepVerdict
+	}
+	escalated := 0
+	for _, r := range e.Runs {
+		if r.Confidence == nil {
+			t.Fatalf("run %s has no confidence", r.RunID)
+		}
+		below := *r.Confidence < thr
+		_, gotDeep := deep[r.RunID]
+		if below != gotDeep || (r.DecidedBy == report.DecidedByDeep) != below {
+			t.Errorf("run %s: confidence %v, deep inspected %v, decided by %s", r.RunID, *r.Confidence, gotDeep, r.DecidedBy)
+		}
+		want := r.LightVerdict
+		if below {
+			want = deep[r.RunID]
+			escalated++
+		}
+		if r.FinalVerdict != want {
+			t.Errorf("run %s: final %s, want %s", r.RunID, r.FinalVerdict, want)
+		}
+	}
+	if escalated == 0 || escalated == len(e.Runs) || e.Escalated.Runs != escalated {
+		t.Errorf("%d of %d escalated (section says %d): the threshold should split the corpus", escalated, len(e.Runs), e.Escalated.Runs)
+	}
+	if !strings.Contains(e.Guarantee.Statement, "carried from the calibration") {
+		t.Errorf("statement %q", e.Guarantee.Statement)
+	}
+}
