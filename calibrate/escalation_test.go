@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/evalcal/evalcal/escalate"
+	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/report"
 )
 
@@ -114,4 +117,108 @@ func TestCascadeInspectsDeepOnlyBelowTheThreshold(t *testing.T) {
 	if !strings.Contains(e.Guarantee.Statement, "carried from the calibration") {
 		t.Errorf("statement %q", e.Guarantee.Statement)
 	}
+}
+
+// End to end with an exec: inspector that counts its calls: a cascade
+// calls deep exactly on the runs whose light confidence (the distance of
+// light's score from the verdict cut) is under the threshold, once each.
+func TestCascadeWithExecInspectorCallsDeepOnlyBelowTheThreshold(t *testing.T) {
+	calls := filepath.Join(t.TempDir(), "calls.txt")
+	t.Setenv("EVALCAL_TEST_CALLS", calls)
+	script, err := filepath.Abs("testdata/counting.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insp, err := execinspector.New("sh " + script + " {depth}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer insp.Close()
+	thr := 12.0
+	cfg := builtinConfig()
+	cfg.Light, cfg.Deep, cfg.LightSpec, cfg.DeepSpec = insp, insp, "exec", "exec"
+	cfg.Sample.AllowHomogeneous = true
+	cfg.Escalation = &report.EscalationInputs{Mode: report.EscalationCascade, TargetAgreement: 0.9, Risk: 0.1,
+		Policy: &report.EscalationPolicy{File: "e.yaml", Source: string(escalate.SourceScoreDistance), Met: true, Threshold: &thr, CalibrationN: 60}}
+	rep := mustRun(t, cfg)
+
+	b, err := os.ReadFile(calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	light, deep := map[string]int{}, map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		depth, id, _ := strings.Cut(line, " ")
+		map[string]map[string]int{"light": light, "deep": deep}[depth][id]++
+	}
+	// Light on every run once; deep once on exactly the runs under the
+	// threshold, recomputed here from light's score with the 40/70 cuts.
+	wantDeep := 0
+	for id, n := range light {
+		if n != 1 {
+			t.Errorf("run %s: %d light calls", id, n)
+		}
+		score := float64(cksumMod101(id))
+		d := min(abs(score-40), abs(score-70))
+		if score < 40 {
+			d = 40 - score
+		} else if score >= 70 {
+			d = score - 70
+		}
+		if d < thr {
+			wantDeep++
+			if deep[id] != 1 {
+				t.Errorf("run %s (score %v, distance %v): %d deep calls, want 1", id, score, d, deep[id])
+			}
+		} else if deep[id] != 0 {
+			t.Errorf("run %s (score %v, distance %v): %d deep calls, want 0", id, score, d, deep[id])
+		}
+	}
+	if len(light) != len(rep.Sample.Runs) || wantDeep == 0 || wantDeep == len(light) {
+		t.Fatalf("%d runs inspected light of %d sampled, %d below the threshold: the corpus should split", len(light), len(rep.Sample.Runs), wantDeep)
+	}
+	if e := rep.Escalation; e.Escalated.Runs != wantDeep || e.Coverage.Runs != len(light)-wantDeep {
+		t.Errorf("section: escalated %+v coverage %+v; want %d escalated", e.Escalated, e.Coverage, wantDeep)
+	}
+	// Deep fails the runs light scores 60-79: those below the threshold
+	// end failed (deep's verdict), those at or above keep light's.
+	for _, r := range rep.Escalation.Runs {
+		score := cksumMod101(r.RunID)
+		want := r.LightVerdict
+		if r.DecidedBy == report.DecidedByDeep && score >= 60 && score < 80 {
+			want = "fail"
+		}
+		if r.FinalVerdict != want {
+			t.Errorf("run %s (score %d, decided by %s): final %s, want %s", r.RunID, score, r.DecidedBy, r.FinalVerdict, want)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// cksumMod101 is POSIX cksum's CRC of s, mod 101, as counting.sh computes.
+func cksumMod101(s string) uint32 {
+	var crc uint32
+	update := func(b byte) {
+		crc ^= uint32(b) << 24
+		for range 8 {
+			if crc&0x80000000 != 0 {
+				crc = crc<<1 ^ 0x04c11db7
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		update(s[i])
+	}
+	for n := len(s); n > 0; n >>= 8 {
+		update(byte(n))
+	}
+	return ^crc % 101
 }
