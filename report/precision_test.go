@@ -264,6 +264,9 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"agreement_clustered.{percent,ci95.lower,ci95.upper}", "leniency.{light,deep}_pass_rate",
 			"estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen,stratified_ppi,ppi_calibrated}.{point,se,ci95.lower,ci95.upper}",
 			"repeatability.{light,deep}.score_spread.{runtime_fidelity,task_effectiveness}",
+			"escalation.{coverage,escalated,agreement}.{percent,guaranteed_lower_percent,ci95.lower,ci95.upper}",
+			"escalation.curve.{coverage_percent,agreement_percent,lower_percent}",
+			"escalation.{deep_cost_saved.percent,guarantee.target_agreement_percent}",
 		},
 		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p", "recommendations.test.p"},
 		Exact: {
@@ -276,6 +279,8 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"cost.budget_usd",
 			"inclusion.pi",
 			"inputs.deep_subset.{expected,min_pi}",
+			"inputs.escalation.{target_agreement,risk,policy.threshold}",
+			"escalation.{threshold,curve.threshold,needed.at_threshold,runs.confidence}",
 		},
 	},
 	reflect.TypeFor[forecast.ScoreReport](): {
