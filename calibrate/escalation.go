@@ -102,7 +102,7 @@ func calibrationSection(in *report.EscalationInputs, rep *report.Report, data Da
 	if !res.Met {
 		notMet(res.Reason)
 		sec.Needed = neededOf(res)
-		sec.DeepCostSaved = saving(0, 0, rep.Cost.Deep.PerRun, false)
+		sec.DeepCostSaved = saving(0, len(data.Comparisons), rep.Cost.Deep.PerRun, false)
 		return sec
 	}
 	thr := res.Threshold

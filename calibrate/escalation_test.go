@@ -125,7 +125,7 @@ func TestCascadeInspectsDeepOnlyBelowTheThreshold(t *testing.T) {
 func TestCascadeWithExecInspectorCallsDeepOnlyBelowTheThreshold(t *testing.T) {
 	calls := filepath.Join(t.TempDir(), "calls.txt")
 	t.Setenv("EVALCAL_TEST_CALLS", calls)
-	script, err := filepath.Abs("testdata/counting.sh")
+	script, err := filepath.Abs("../testdata/inspectors/counting.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
