@@ -222,3 +222,24 @@ func cksumMod101(s string) uint32 {
 	}
 	return ^crc % 101
 }
+
+// Under --repeat K the cascade's selection sees light's repeats: builtin
+// is unanimous on every run (unanimity 1), so a threshold of 0.9 sends no
+// run to deep; without the repeats the source would be missing and every
+// run would go to deep.
+func TestCascadeByUnanimitySeesTheRepeats(t *testing.T) {
+	thr := 0.9
+	cfg := builtinConfig()
+	cfg.Runner.Repeat = 2
+	cfg.Escalation = &report.EscalationInputs{Mode: report.EscalationCascade, TargetAgreement: 0.9, Risk: 0.1,
+		Policy: &report.EscalationPolicy{File: "e.yaml", Source: string(escalate.SourceUnanimity), Met: true, Threshold: &thr, CalibrationN: 50}}
+	rep := mustRun(t, cfg)
+	if len(rep.Comparisons) != 0 || rep.Escalation.Escalated.Runs != 0 || rep.Escalation.Coverage.Runs != len(rep.Sample.Runs) {
+		t.Fatalf("%d runs got deep, section %+v / %+v; want none", len(rep.Comparisons), rep.Escalation.Escalated, rep.Escalation.Coverage)
+	}
+	for _, r := range rep.Escalation.Runs {
+		if r.Confidence == nil || *r.Confidence != 1 {
+			t.Fatalf("run %s: unanimity %v, want 1", r.RunID, r.Confidence)
+		}
+	}
+}

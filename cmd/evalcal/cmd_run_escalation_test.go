@@ -146,6 +146,7 @@ func TestRunEscalationFlagsAreChecked(t *testing.T) {
 		{[]string{"--target-agreement", "0.9", "--confidence", "vibes"}, "unknown confidence source"},
 		{[]string{"--target-agreement", "0.9", "--escalate", "x.yaml"}, "not both"},
 		{[]string{"--escalate", "x.yaml", "--deep-sample", "3"}, "--escalate chooses the runs deep inspects"},
+		{[]string{"--escalate", "testdata/run/twelve.golden"}, "testdata/run/twelve.golden: field mode: want calibrate or cascade"},
 	} {
 		var out, errb bytes.Buffer
 		err := run(context.Background(), append(append([]string{"run"}, c.args...), "testdata/runs"), &out, &errb)
