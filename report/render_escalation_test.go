@@ -7,7 +7,6 @@ import (
 	"github.com/evalcal/evalcal/statistician"
 )
 
-
 // A report with an escalation section shows it in Markdown (the curve as a
 // table, figures by the precision rule) and in HTML (with the chart).
 func TestEscalationSectionRenders(t *testing.T) {
