@@ -155,3 +155,26 @@ func TestRunEscalationFlagsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadEscalation: any file --escalate is given is either refused
+// with an error or read into a policy that can be applied; never a panic.
+func FuzzReadEscalation(f *testing.F) {
+	f.Add([]byte("mode: calibrate\nsource: score-distance\nmet: true\nthreshold: 12\nguarantee:\n  target_agreement_percent: 90\n  risk: 0.1\n  calibration_n: 60\n"))
+	f.Add([]byte("escalation:\n  mode: cascade\n  source: unanimity\n  met: false\n  threshold: null\n  guarantee: {target_agreement_percent: 80, risk: 0.2, calibration_n: 5}\n"))
+	f.Add([]byte(`{"escalation": {"mode": "calibrate", "source": "probability", "met": true, "threshold": 0.93, "guarantee": {"target_agreement_percent": 95, "risk": 0.05, "calibration_n": 400}}}`))
+	f.Add([]byte("mode: calibrate\nthreshold: .nan\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "e.yaml")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, err := readEscalation(path)
+		if err != nil {
+			return
+		}
+		p := in.Policy
+		if in.Mode != report.EscalationCascade || p == nil || p.Met != (p.Threshold != nil) || !(in.TargetAgreement > 0 && in.TargetAgreement < 1) || !(in.Risk > 0 && in.Risk < 1) {
+			t.Fatalf("accepted %q as %+v (policy %+v)", b, in, p)
+		}
+	})
+}
