@@ -66,7 +66,7 @@ func TestEscalationSectionOnTheBundledCorpus(t *testing.T) {
 		c.ShardIndex, c.ShardCount = i, 3
 		shards = append(shards, mustRun(t, c))
 	}
-	merged, err := Merge(shards, []string{"a", "b", "c"})
+	merged, err := Merge(shards, []string{"a", "b", "c"}, Finish{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,3 +42,4 @@ func TestEscalationSectionRenders(t *testing.T) {
 		t.Fatal("html lacks the escalation section or its chart")
 	}
 }
+func f64(x float64) *float64 { return &x }

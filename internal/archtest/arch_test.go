@@ -154,7 +154,7 @@ var layers = map[string]int{
 	"comparator":             3,
 	"statistician/aggregate": 4,
 	"advisor":                5,
-	"forecast":               6, "pairwise": 6, "perturb": 6,
+	"forecast":               6, "pairwise": 6, "perturb": 6, "escalate": 6,
 	"forecast/predictionlog": 7, "report": 7,
 	"calibrate":        8,
 	"programs/builtin": 9, "programs/exec": 9, "programs/importers": 9, "programs/llm": 9, "programs/saved": 9,
