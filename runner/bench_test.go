@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // sleepInspector simulates an inspector of fixed latency.
@@ -15,14 +15,14 @@ type sleepInspector struct{ latency time.Duration }
 
 func (s sleepInspector) Identity() string { return "sleep/" + s.latency.String() }
 
-func (s sleepInspector) Inspect(ctx context.Context, run sampler.Run, depth Depth) (Inspection, error) {
+func (s sleepInspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	t := time.NewTimer(s.latency)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return good(run, depth), nil
 	case <-ctx.Done():
-		return Inspection{}, ctx.Err()
+		return inspection.Inspection{}, ctx.Err()
 	}
 }
 
@@ -67,7 +67,7 @@ func sleepFloor(workers, calls int, latency time.Duration) time.Duration {
 	for range workers {
 		wg.Go(func() {
 			for range calls {
-				_, _ = sleepInspector{latency}.Inspect(context.Background(), sampler.Run{}, Light)
+				_, _ = sleepInspector{latency}.Inspect(context.Background(), inspection.Run{}, inspection.Light)
 			}
 		})
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/evalcal/evalcal/internal/atomicfile"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Cache stores inspections on disk, one file per inspection, keyed by
@@ -64,11 +66,11 @@ const MaxCacheEntry = 16 << 20
 // parts are stored beside the inspection so a hash collision or a stray
 // file is detected, not served.
 type cacheEntry struct {
-	Format      int             `json:"format"`
-	Identity    string          `json:"identity"`
-	Depth       Depth           `json:"depth"`
-	ContentHash string          `json:"content_hash"`
-	Inspection  json.RawMessage `json:"inspection"`
+	Format      int              `json:"format"`
+	Identity    string           `json:"identity"`
+	Depth       inspection.Depth `json:"depth"`
+	ContentHash string           `json:"content_hash"`
+	Inspection  json.RawMessage  `json:"inspection"`
 	// Checksum is the hex SHA-256 of CacheKey(identity, depth,
 	// content_hash) + "\x00" + the inspection's JSON as stored.
 	Checksum string `json:"checksum"`
@@ -104,7 +106,7 @@ func (c *Cache) Dir() string {
 
 // CacheKey is the hex SHA-256 of identity + "\x00" + depth + "\x00" +
 // contentHash, the name of an inspection's cache file.
-func CacheKey(identity string, depth Depth, contentHash string) string {
+func CacheKey(identity string, depth inspection.Depth, contentHash string) string {
 	h := sha256.New()
 	h.Write([]byte(identity))
 	h.Write([]byte{0})
@@ -134,7 +136,7 @@ func (c *Cache) jsonPath(key string) string {
 
 // Get returns the cached inspection for (identity, depth, contentHash);
 // see Lookup. A corrupt entry is a miss.
-func (c *Cache) Get(identity string, depth Depth, contentHash string) (Inspection, bool) {
+func (c *Cache) Get(identity string, depth inspection.Depth, contentHash string) (inspection.Inspection, bool) {
 	insp, ok, _ := c.Lookup(identity, depth, contentHash)
 	return insp, ok
 }
@@ -150,9 +152,9 @@ func (c *Cache) Get(identity string, depth Depth, contentHash string) (Inspectio
 // is read by the same rules; when it is served, it is rewritten as a
 // format-3 entry and removed (best effort: a cache that cannot be written
 // keeps serving the JSON entry).
-func (c *Cache) Lookup(identity string, depth Depth, contentHash string) (Inspection, bool, error) {
+func (c *Cache) Lookup(identity string, depth inspection.Depth, contentHash string) (inspection.Inspection, bool, error) {
 	if c == nil || contentHash == "" {
-		return Inspection{}, false, nil
+		return inspection.Inspection{}, false, nil
 	}
 	key := CacheKey(identity, depth, contentHash)
 	p := c.path(key)
@@ -161,23 +163,23 @@ func (c *Cache) Lookup(identity string, depth Depth, contentHash string) (Inspec
 		return c.lookupJSON(key, identity, depth, contentHash)
 	}
 	if err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	e, err := decodeEntry(data)
 	if errors.Is(err, errOtherFormat) {
-		return Inspection{}, false, nil
+		return inspection.Inspection{}, false, nil
 	}
 	if err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	if e.identity != identity || e.depth != depth || e.contentHash != contentHash {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: holds another key", p)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: holds another key", p)
 	}
 	if e.checksum != entryChecksum(key, e.body) {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: checksum does not match its content", p)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: checksum does not match its content", p)
 	}
 	if err := checkCached(e.insp, depth); err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	return e.insp, true, nil
 }
@@ -191,43 +193,43 @@ func isOpenError(err error) bool {
 
 // checkCached checks a decoded inspection as the runner would have
 // before storing it: its depth, and CheckInspection.
-func checkCached(insp Inspection, depth Depth) error {
+func checkCached(insp inspection.Inspection, depth inspection.Depth) error {
 	if insp.Depth != depth {
 		return fmt.Errorf("inspection of depth %q", insp.Depth)
 	}
-	return CheckInspection(insp)
+	return inspection.CheckInspection(insp)
 }
 
 // lookupJSON is Lookup of a format-2 (JSON) entry, which it upgrades to
 // format 3 when it serves it.
-func (c *Cache) lookupJSON(key, identity string, depth Depth, contentHash string) (Inspection, bool, error) {
+func (c *Cache) lookupJSON(key, identity string, depth inspection.Depth, contentHash string) (inspection.Inspection, bool, error) {
 	p := c.jsonPath(key)
 	data, err := readRegular(p, MaxCacheEntry)
 	if isOpenError(err) {
-		return Inspection{}, false, nil
+		return inspection.Inspection{}, false, nil
 	}
 	if err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	if e.Format != jsonCacheFormat {
-		return Inspection{}, false, nil
+		return inspection.Inspection{}, false, nil
 	}
 	if e.Identity != identity || e.Depth != depth || e.ContentHash != contentHash {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: holds another key", p)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: holds another key", p)
 	}
 	if e.Checksum != checksum(key, e.Inspection) {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: checksum does not match its content", p)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: checksum does not match its content", p)
 	}
-	var insp Inspection
+	var insp inspection.Inspection
 	if err := json.Unmarshal(e.Inspection, &insp); err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	if err := checkCached(insp, depth); err != nil {
-		return Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
+		return inspection.Inspection{}, false, fmt.Errorf("cache entry %s: %w", p, err)
 	}
 	if c.Put(identity, depth, contentHash, insp) == nil {
 		_ = os.Remove(p)
@@ -269,7 +271,7 @@ func readRegular(p string, limit int64) ([]byte, error) {
 // without it the key would not identify the run's content. A NaN or
 // infinite figure is an error (no inspection the runner accepts has
 // one).
-func (c *Cache) Put(identity string, depth Depth, contentHash string, insp Inspection) error {
+func (c *Cache) Put(identity string, depth inspection.Depth, contentHash string, insp inspection.Inspection) error {
 	if c == nil || contentHash == "" {
 		return nil
 	}
@@ -336,9 +338,9 @@ type decodedEntry struct {
 	checksum    [sha256.Size]byte
 	body        []byte
 	identity    string
-	depth       Depth
+	depth       inspection.Depth
 	contentHash string
-	insp        Inspection
+	insp        inspection.Inspection
 }
 
 // entryChecksum is the format-3 checksum of body under key.
@@ -353,7 +355,7 @@ func entryChecksum(key string, body []byte) [sha256.Size]byte {
 }
 
 // encodeEntry is the format-3 entry of insp under the key parts.
-func encodeEntry(key, identity string, depth Depth, contentHash string, insp Inspection) ([]byte, error) {
+func encodeEntry(key, identity string, depth inspection.Depth, contentHash string, insp inspection.Inspection) ([]byte, error) {
 	if err := checkFinite(insp); err != nil {
 		return nil, err
 	}
@@ -402,7 +404,7 @@ func encodeEntry(key, identity string, depth Depth, contentHash string, insp Ins
 
 // checkFinite refuses the figures JSON could not hold either, so that an
 // entry never serves what a fresh inspection could not be.
-func checkFinite(insp Inspection) error {
+func checkFinite(insp inspection.Inspection) error {
 	for _, c := range []struct {
 		name string
 		v    float64
@@ -458,24 +460,24 @@ func decodeEntry(data []byte) (decodedEntry, error) {
 	e.body = data[head:]
 	d := entryDecoder{s: string(e.body)}
 	e.identity = d.str()
-	e.depth = Depth(d.str())
+	e.depth = inspection.Depth(d.str())
 	e.contentHash = d.str()
 	in := &e.insp
 	in.RunID = d.str()
 	in.System = d.str()
-	in.Depth = Depth(d.str())
+	in.Depth = inspection.Depth(d.str())
 	in.RuntimeFidelity = d.float()
 	in.TaskEffectiveness = d.float()
 	if n, ok := d.listLen(2); ok {
-		in.Services = make([]Service, n)
+		in.Services = make([]inspection.Service, n)
 		for i := range in.Services {
-			in.Services[i] = Service{Name: d.str(), Status: d.str()}
+			in.Services[i] = inspection.Service{Name: d.str(), Status: d.str()}
 		}
 	}
 	if n, ok := d.listLen(4); ok {
-		in.Flags = make([]Flag, n)
+		in.Flags = make([]inspection.Flag, n)
 		for i := range in.Flags {
-			in.Flags[i] = Flag{ID: d.str(), Severity: d.str(), Description: d.str(), Evidence: d.str()}
+			in.Flags[i] = inspection.Flag{ID: d.str(), Severity: d.str(), Description: d.str(), Evidence: d.str()}
 		}
 	}
 	in.Verdict = d.str()
@@ -484,7 +486,7 @@ func decodeEntry(data []byte) (decodedEntry, error) {
 	in.Cost.Tokens = d.varint()
 	in.Cost.USD = d.float()
 	if d.flag() {
-		u := &Usage{Model: d.str()}
+		u := &inspection.Usage{Model: d.str()}
 		u.Calls, u.Input, u.Output, u.CachedInput, u.Reasoning = d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
 		u.Missing = d.flag()
 		in.Cost.Usage = u

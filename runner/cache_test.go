@@ -14,21 +14,23 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // referenceInspections are the inspections of
 // testdata/cacheformat/make_entries.py, by case name.
-func referenceInspections() map[string]Inspection {
-	return map[string]Inspection{
-		"builtin": {RunID: "20300101-000003-000003", System: "flaky-test-hunt", Depth: Deep,
+func referenceInspections() map[string]inspection.Inspection {
+	return map[string]inspection.Inspection{
+		"builtin": {RunID: "20300101-000003-000003", System: "flaky-test-hunt", Depth: inspection.Deep,
 			RuntimeFidelity: 85, TaskEffectiveness: 62.5,
-			Services: []Service{{"bisect", "completed"}, {"owners", "errored"}},
-			Flags: []Flag{{ID: "placeholder-output", Severity: SeverityWarning, Description: "a binding holds placeholder text",
+			Services: []inspection.Service{{Name: "bisect", Status: "completed"}, {Name: "owners", Status: "errored"}},
+			Flags: []inspection.Flag{{ID: "placeholder-output", Severity: inspection.SeverityWarning, Description: "a binding holds placeholder text",
 				Evidence: "bindings/owners.md: \"TODO\" — é"}},
-			Verdict: VerdictPartial, Summary: "2 flags; partial", Cost: Cost{Seconds: 0.25, Tokens: 2382}},
-		"llm-nil-lists": {RunID: "r1", Depth: Light, RuntimeFidelity: 0, TaskEffectiveness: 100,
-			Services: nil, Flags: []Flag{}, Verdict: VerdictFail,
-			Cost: Cost{Seconds: 1.5e-3, Tokens: 300, USD: 0.000125, Usage: &Usage{Model: "judge-mini", Calls: 2,
+			Verdict: inspection.VerdictPartial, Summary: "2 flags; partial", Cost: inspection.Cost{Seconds: 0.25, Tokens: 2382}},
+		"llm-nil-lists": {RunID: "r1", Depth: inspection.Light, RuntimeFidelity: 0, TaskEffectiveness: 100,
+			Services: nil, Flags: []inspection.Flag{}, Verdict: inspection.VerdictFail,
+			Cost: inspection.Cost{Seconds: 1.5e-3, Tokens: 300, USD: 0.000125, Usage: &inspection.Usage{Model: "judge-mini", Calls: 2,
 				Input: 200, Output: 100, CachedInput: 64, Missing: true}}},
 	}
 }
@@ -42,11 +44,11 @@ func TestCacheEntryMatchesTheDocumentedLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases []struct {
-		Name        string `json:"name"`
-		Identity    string `json:"identity"`
-		Depth       Depth  `json:"depth"`
-		ContentHash string `json:"content_hash"`
-		EntryHex    string `json:"entry_hex"`
+		Name        string           `json:"name"`
+		Identity    string           `json:"identity"`
+		Depth       inspection.Depth `json:"depth"`
+		ContentHash string           `json:"content_hash"`
+		EntryHex    string           `json:"entry_hex"`
 	}
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
@@ -102,14 +104,14 @@ func TestCacheRoundTripIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []Inspection{
-		{Depth: Light, Verdict: VerdictPass},
-		{Depth: Light, Verdict: VerdictPass, Services: []Service{}, Flags: nil, RuntimeFidelity: math.Copysign(0, -1)},
-		{RunID: "x\xff\xfe", System: "s\x00y", Depth: Deep, Verdict: VerdictFail, RuntimeFidelity: 100, TaskEffectiveness: 1e-300,
-			Services: []Service{{}, {Name: strings.Repeat("n", 300), Status: "ok"}},
-			Flags:    []Flag{{ID: "a", Severity: SeverityCritical, Description: "\n\t\"", Evidence: strings.Repeat("é", 10000)}},
-			Summary:  "line\nline", Cost: Cost{Seconds: 12.5, Tokens: math.MaxInt64, USD: 3.25,
-				Usage: &Usage{Model: "m", Calls: math.MaxInt64, Input: 1 << 40, Output: 1, CachedInput: 0, Reasoning: 7}}},
+	cases := []inspection.Inspection{
+		{Depth: inspection.Light, Verdict: inspection.VerdictPass},
+		{Depth: inspection.Light, Verdict: inspection.VerdictPass, Services: []inspection.Service{}, Flags: nil, RuntimeFidelity: math.Copysign(0, -1)},
+		{RunID: "x\xff\xfe", System: "s\x00y", Depth: inspection.Deep, Verdict: inspection.VerdictFail, RuntimeFidelity: 100, TaskEffectiveness: 1e-300,
+			Services: []inspection.Service{{}, {Name: strings.Repeat("n", 300), Status: "ok"}},
+			Flags:    []inspection.Flag{{ID: "a", Severity: inspection.SeverityCritical, Description: "\n\t\"", Evidence: strings.Repeat("é", 10000)}},
+			Summary:  "line\nline", Cost: inspection.Cost{Seconds: 12.5, Tokens: math.MaxInt64, USD: 3.25,
+				Usage: &inspection.Usage{Model: "m", Calls: math.MaxInt64, Input: 1 << 40, Output: 1, CachedInput: 0, Reasoning: 7}}},
 	}
 	for i, in := range cases {
 		hash := strings.Repeat("ab", 32)[:i+1]
@@ -134,12 +136,12 @@ func TestCachePutRefusesFiguresNoDocumentCanHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []Inspection{
-		{Depth: Light, Verdict: VerdictPass, RuntimeFidelity: math.NaN()},
-		{Depth: Light, Verdict: VerdictPass, Cost: Cost{USD: math.Inf(1)}},
-		{Depth: Light, Verdict: VerdictPass, Cost: Cost{Seconds: math.Inf(-1)}},
+	for _, in := range []inspection.Inspection{
+		{Depth: inspection.Light, Verdict: inspection.VerdictPass, RuntimeFidelity: math.NaN()},
+		{Depth: inspection.Light, Verdict: inspection.VerdictPass, Cost: inspection.Cost{USD: math.Inf(1)}},
+		{Depth: inspection.Light, Verdict: inspection.VerdictPass, Cost: inspection.Cost{Seconds: math.Inf(-1)}},
 	} {
-		if err := cache.Put("id", Light, "h", in); err == nil || !strings.Contains(err.Error(), "not a finite number") {
+		if err := cache.Put("id", inspection.Light, "h", in); err == nil || !strings.Contains(err.Error(), "not a finite number") {
 			t.Errorf("put of %+v: %v, want an error", in, err)
 		}
 	}
@@ -157,10 +159,10 @@ func TestCacheNeverServesADamagedEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := referenceInspections()["llm-nil-lists"]
-	if err := cache.Put("id", Light, "h", in); err != nil {
+	if err := cache.Put("id", inspection.Light, "h", in); err != nil {
 		t.Fatal(err)
 	}
-	p := cache.path(CacheKey("id", Light, "h"))
+	p := cache.path(CacheKey("id", inspection.Light, "h"))
 	good, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +170,7 @@ func TestCacheNeverServesADamagedEntry(t *testing.T) {
 	check := func(what string, data []byte, wantErr bool) {
 		t.Helper()
 		writeEntry(t, p, data)
-		_, ok, err := cache.Lookup("id", Light, "h")
+		_, ok, err := cache.Lookup("id", inspection.Light, "h")
 		if ok || (err != nil) != wantErr {
 			t.Errorf("%s: ok %v err %v, want a miss (reported: %v)", what, ok, err, wantErr)
 		}
@@ -194,15 +196,15 @@ func TestCacheEntryUnderAnotherKeyIsNotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := referenceInspections()["builtin"]
-	if err := cache.Put("builtin/1", Deep, "aaaa", in); err != nil {
+	if err := cache.Put("builtin/1", inspection.Deep, "aaaa", in); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(cache.path(CacheKey("builtin/1", Deep, "aaaa")))
+	data, err := os.ReadFile(cache.path(CacheKey("builtin/1", inspection.Deep, "aaaa")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeEntry(t, cache.path(CacheKey("builtin/1", Deep, "bbbb")), data)
-	if _, ok, err := cache.Lookup("builtin/1", Deep, "bbbb"); ok || err == nil || !strings.Contains(err.Error(), "holds another key") {
+	writeEntry(t, cache.path(CacheKey("builtin/1", inspection.Deep, "bbbb")), data)
+	if _, ok, err := cache.Lookup("builtin/1", inspection.Deep, "bbbb"); ok || err == nil || !strings.Contains(err.Error(), "holds another key") {
 		t.Errorf("ok %v err %v, want a miss: holds another key", ok, err)
 	}
 }
@@ -210,7 +212,7 @@ func TestCacheEntryUnderAnotherKeyIsNotServed(t *testing.T) {
 // formatTwoEntry is a JSON entry as evalcal wrote them before format 3,
 // built here from that format's documentation (cacheEntry), not by the
 // code under test.
-func formatTwoEntry(t *testing.T, identity string, depth Depth, hash string, inspection string) []byte {
+func formatTwoEntry(t *testing.T, identity string, depth inspection.Depth, hash string, inspection string) []byte {
 	t.Helper()
 	key := CacheKey(identity, depth, hash)
 	sum := sha256.Sum256([]byte(key + "\x00" + inspection))
@@ -232,17 +234,17 @@ func TestCacheServesAndUpgradesAFormatTwoEntry(t *testing.T) {
 	const insp = `{"run_id":"r1","system":"s","depth":"deep","runtime_fidelity":90,"task_effectiveness":75.5,` +
 		`"services":[{"name":"a","status":"completed"}],"flags":[{"id":"f","severity":"info","description":"d","evidence":"e"}],` +
 		`"verdict":"pass","summary":"ok","cost":{"seconds":1.5,"tokens":10,"usd":0}}`
-	want := Inspection{RunID: "r1", System: "s", Depth: Deep, RuntimeFidelity: 90, TaskEffectiveness: 75.5,
-		Services: []Service{{"a", "completed"}}, Flags: []Flag{{"f", "info", "d", "e"}}, Verdict: VerdictPass,
-		Summary: "ok", Cost: Cost{Seconds: 1.5, Tokens: 10}}
-	key := CacheKey("builtin/1", Deep, "h")
+	want := inspection.Inspection{RunID: "r1", System: "s", Depth: inspection.Deep, RuntimeFidelity: 90, TaskEffectiveness: 75.5,
+		Services: []inspection.Service{{Name: "a", Status: "completed"}}, Flags: []inspection.Flag{{ID: "f", Severity: "info", Description: "d", Evidence: "e"}}, Verdict: inspection.VerdictPass,
+		Summary: "ok", Cost: inspection.Cost{Seconds: 1.5, Tokens: 10}}
+	key := CacheKey("builtin/1", inspection.Deep, "h")
 	old := filepath.Join(cache.Dir(), key[:2], key+".json")
-	writeEntry(t, old, formatTwoEntry(t, "builtin/1", Deep, "h", insp))
+	writeEntry(t, old, formatTwoEntry(t, "builtin/1", inspection.Deep, "h", insp))
 	if n, _ := cache.Len(); n != 1 {
 		t.Errorf("Len %d with one format-2 entry, want 1", n)
 	}
 	for i := range 2 {
-		got, ok, err := cache.Lookup("builtin/1", Deep, "h")
+		got, ok, err := cache.Lookup("builtin/1", inspection.Deep, "h")
 		if !ok || err != nil {
 			t.Fatalf("lookup %d: ok %v err %v", i, ok, err)
 		}
@@ -266,11 +268,11 @@ func TestCacheDoesNotServeAnEditedFormatTwoEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	const insp = `{"run_id":"r1","depth":"light","runtime_fidelity":90,"task_effectiveness":80,"verdict":"pass"}`
-	data := formatTwoEntry(t, "f", Light, "h", insp)
+	data := formatTwoEntry(t, "f", inspection.Light, "h", insp)
 	data = bytes.Replace(data, []byte(`"verdict":"pass"`), []byte(`"verdict":"fail"`), 1)
-	key := CacheKey("f", Light, "h")
+	key := CacheKey("f", inspection.Light, "h")
 	writeEntry(t, filepath.Join(cache.Dir(), key[:2], key+".json"), data)
-	if _, ok, err := cache.Lookup("f", Light, "h"); ok || err == nil || !strings.Contains(err.Error(), "checksum does not match") {
+	if _, ok, err := cache.Lookup("f", inspection.Light, "h"); ok || err == nil || !strings.Contains(err.Error(), "checksum does not match") {
 		t.Errorf("ok %v err %v, want a miss: checksum does not match", ok, err)
 	}
 	if _, err := os.Stat(cache.path(key)); !errors.Is(err, os.ErrNotExist) {
@@ -284,17 +286,17 @@ func TestCacheEntryOfAnotherFormatIsAPlainMiss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cache.Put("f", Light, "h", Inspection{Depth: Light, Verdict: VerdictPass}); err != nil {
+	if err := cache.Put("f", inspection.Light, "h", inspection.Inspection{Depth: inspection.Light, Verdict: inspection.VerdictPass}); err != nil {
 		t.Fatal(err)
 	}
-	p := cache.path(CacheKey("f", Light, "h"))
+	p := cache.path(CacheKey("f", inspection.Light, "h"))
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	data[len(entryMagic)-1] = cacheFormat + 1
 	writeEntry(t, p, data)
-	if _, ok, err := cache.Lookup("f", Light, "h"); ok || err != nil {
+	if _, ok, err := cache.Lookup("f", inspection.Light, "h"); ok || err != nil {
 		t.Errorf("ok %v err %v, want a plain miss", ok, err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // fakeClock is a clock a test moves by hand.
@@ -196,9 +196,9 @@ func TestRunWritesPlainProgressToANonTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	failOdd := func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
-		if run.ID == "run-001" && depth == Deep {
-			return Inspection{}, Permanent(fmt.Errorf("no deep for %s", run.ID))
+	failOdd := func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
+		if run.ID == "run-001" && depth == inspection.Deep {
+			return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("no deep for %s", run.ID))
 		}
 		return alwaysGood(context.Background(), run, depth, 0)
 	}

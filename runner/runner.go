@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Options configures Run. The zero value of Jobs and Timeout means the
@@ -60,7 +60,7 @@ type Options struct {
 	// Consolidate gives the one the statistics use), and returns the runs
 	// to inspect at depth deep. The deep phase then starts after the whole
 	// light phase. It wins over DeepRuns.
-	SelectDeep func(light map[string][]Inspection) map[string]bool
+	SelectDeep func(light map[string][]inspection.Inspection) map[string]bool
 	// MaxUSD is a spending budget over both sides (--max-cost); 0 means
 	// none. A call whose worst case (Billed.MaxCallTokens at the side's
 	// price) could take spending past it is not started, and no call
@@ -96,10 +96,10 @@ type Result struct {
 	// Unpaired holds the inspections whose partner failed or was cut
 	// short by cancellation, sorted by run id then depth (light first), so
 	// a report can still show them.
-	Unpaired []Inspection `yaml:"unpaired" json:"unpaired"`
+	Unpaired []inspection.Inspection `yaml:"unpaired" json:"unpaired"`
 	// Failures holds the inspections that could not be had, sorted by run
 	// id then depth (light first) then repeat.
-	Failures []Failure `yaml:"failures" json:"failures"`
+	Failures []inspection.Failure `yaml:"failures" json:"failures"`
 	// Calls counts inspector calls made, retries included; cache hits are
 	// not calls.
 	Calls int `yaml:"calls" json:"calls"`
@@ -123,17 +123,17 @@ type Result struct {
 
 // LightRun is a run inspected at light depth only.
 type LightRun struct {
-	Run   sampler.Run `yaml:"-" json:"-"`
-	Light Inspection  `yaml:"light" json:"light"`
+	Run   inspection.Run        `yaml:"-" json:"-"`
+	Light inspection.Inspection `yaml:"light" json:"light"`
 	// LightRepeats holds every repeat when Options.Repeat > 1; Light is
 	// then their Consolidate.
-	LightRepeats []Inspection `yaml:"light_repeats,omitempty" json:"light_repeats,omitempty"`
+	LightRepeats []inspection.Inspection `yaml:"light_repeats,omitempty" json:"light_repeats,omitempty"`
 }
 
 // runOutcome is one run's slot in the results slice.
 type runOutcome struct {
-	insp        [2][]Inspection // light, deep: the repeats had
-	failures    []Failure
+	insp        [2][]inspection.Inspection // light, deep: the repeats had
+	failures    []inspection.Failure
 	interrupted bool
 	deepSkipped bool
 }
@@ -160,7 +160,7 @@ type pipeline struct {
 
 // Run inspects every run with insp at light depth and then at deep depth.
 // It is RunSides with the same inspector on both sides.
-func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) (Result, error) {
+func Run(ctx context.Context, runs []inspection.Run, insp inspection.Inspector, opts Options) (Result, error) {
 	if insp == nil {
 		return Result{}, errors.New("runner: nil inspector")
 	}
@@ -199,7 +199,7 @@ func Run(ctx context.Context, runs []sampler.Run, insp Inspector, opts Options) 
 // When ctx is cancelled no new call starts; Run returns what finished, with
 // runs cut short counted in Interrupted (not as failures), and ctx.Err().
 // Invalid options or a nil inspector are an error before any call.
-func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options) (Result, error) {
+func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Options) (Result, error) {
 	if sides.Light == nil || sides.Deep == nil {
 		return Result{}, errors.New("runner: nil inspector")
 	}
@@ -227,7 +227,7 @@ func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	p := &pipeline{opts: opts, stop: stop,
-		sides: [2]*side{newSide(Light, sides.Light, opts.Light), newSide(Deep, sides.Deep, opts.Deep)}}
+		sides: [2]*side{newSide(inspection.Light, sides.Light, opts.Light), newSide(inspection.Deep, sides.Deep, opts.Deep)}}
 	if opts.MaxUSD > 0 {
 		p.budget = &budget{max: opts.MaxUSD}
 	}
@@ -247,9 +247,9 @@ func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options
 		})
 	} else {
 		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
-			p.inspectDepth(ctx, runs[i], Light, &outcomes[i])
+			p.inspectDepth(ctx, runs[i], inspection.Light, &outcomes[i])
 		})
-		light := map[string][]Inspection{}
+		light := map[string][]inspection.Inspection{}
 		for i, o := range outcomes {
 			if len(o.insp[0]) > 0 {
 				light[runs[i].ID] = o.insp[0]
@@ -261,7 +261,7 @@ func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options
 		}
 		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
 			if deep[runs[i].ID] {
-				p.inspectDepth(ctx, runs[i], Deep, &outcomes[i])
+				p.inspectDepth(ctx, runs[i], inspection.Deep, &outcomes[i])
 			} else {
 				outcomes[i].deepSkipped = true
 			}
@@ -284,7 +284,7 @@ func RunSides(ctx context.Context, runs []sampler.Run, sides Sides, opts Options
 // 1.25 s the calls need); call by call it is 400/16 x 50 ms. Runs whose
 // light call did not start before ctx ended are marked interrupted, and
 // so are deep calls not started (inspectDepth marks them).
-func (p *pipeline) calls(ctx context.Context, runs []sampler.Run, outcomes []runOutcome, needDeep func(i int) bool) {
+func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []runOutcome, needDeep func(i int) bool) {
 	var (
 		mu       sync.Mutex
 		ready    = sync.NewCond(&mu)
@@ -296,7 +296,7 @@ func (p *pipeline) calls(ctx context.Context, runs []sampler.Run, outcomes []run
 	// left: the next light call within the window, else a queued deep
 	// call, else it waits while a light call that will queue a deep one
 	// is running.
-	take := func() (i int, depth Depth, ok bool) {
+	take := func() (i int, depth inspection.Depth, ok bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		for {
@@ -311,11 +311,11 @@ func (p *pipeline) calls(ctx context.Context, runs []sampler.Run, outcomes []run
 				} else {
 					outcomes[i].deepSkipped = true
 				}
-				return i, Light, true
+				return i, inspection.Light, true
 			}
 			if len(deep) > 0 {
 				i, deep = deep[0], deep[1:]
-				return i, Deep, true
+				return i, inspection.Deep, true
 			}
 			if inflight == 0 {
 				return 0, "", false
@@ -332,7 +332,7 @@ func (p *pipeline) calls(ctx context.Context, runs []sampler.Run, outcomes []run
 					return
 				}
 				p.inspectDepth(ctx, runs[i], depth, &outcomes[i])
-				if depth == Light && !outcomes[i].deepSkipped {
+				if depth == inspection.Light && !outcomes[i].deepSkipped {
 					mu.Lock()
 					deep = append(deep, i)
 					inflight--
@@ -354,7 +354,7 @@ func (p *pipeline) calls(ctx context.Context, runs []sampler.Run, outcomes []run
 
 // each runs task for every run, opts.Jobs at a time, and marks the runs
 // it could not start as interrupted.
-func (p *pipeline) each(ctx context.Context, runs []sampler.Run, outcomes []runOutcome, task func(ctx context.Context, i int)) {
+func (p *pipeline) each(ctx context.Context, runs []inspection.Run, outcomes []runOutcome, task func(ctx context.Context, i int)) {
 	// Tasks never return an error (failures are data), so the group's
 	// context is only ever cancelled through ctx.
 	g, gctx := errgroup.WithContext(ctx)
@@ -382,9 +382,9 @@ func (p *pipeline) err(ctx context.Context) error {
 }
 
 // result assembles the Result from the runs' outcomes, in input order.
-func (p *pipeline) result(runs []sampler.Run, outcomes []runOutcome) Result {
+func (p *pipeline) result(runs []inspection.Run, outcomes []runOutcome) Result {
 	// Empty, not nil, so that a report shows [] rather than null.
-	res := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	res := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []inspection.Inspection{}, Failures: []inspection.Failure{}}
 	res.Cost.Light, res.Cost.Deep = p.sides[0].summary(), p.sides[1].summary()
 	res.Calls = res.Cost.Light.Calls + res.Cost.Deep.Calls
 	res.CacheHits = res.Cost.Light.CacheHits + res.Cost.Deep.CacheHits
@@ -397,28 +397,28 @@ func (p *pipeline) result(runs []sampler.Run, outcomes []runOutcome) Result {
 		light, deep := o.insp[0], o.insp[1]
 		switch {
 		case len(light) > 0 && len(deep) > 0:
-			pr := Pair{Run: runs[i], Light: Consolidate(light), Deep: Consolidate(deep)}
+			pr := Pair{Run: runs[i], Light: inspection.Consolidate(light), Deep: inspection.Consolidate(deep)}
 			if p.opts.Repeat > 1 {
 				pr.LightRepeats, pr.DeepRepeats = light, deep
 			}
 			res.Pairs = append(res.Pairs, pr)
 		case len(light) > 0 && o.deepSkipped:
-			lr := LightRun{Run: runs[i], Light: Consolidate(light)}
+			lr := LightRun{Run: runs[i], Light: inspection.Consolidate(light)}
 			if p.opts.Repeat > 1 {
 				lr.LightRepeats = light
 			}
 			res.LightOnly = append(res.LightOnly, lr)
 		case len(light) > 0:
-			res.Unpaired = append(res.Unpaired, Consolidate(light))
+			res.Unpaired = append(res.Unpaired, inspection.Consolidate(light))
 		case len(deep) > 0:
-			res.Unpaired = append(res.Unpaired, Consolidate(deep))
+			res.Unpaired = append(res.Unpaired, inspection.Consolidate(deep))
 		}
 	}
-	slices.SortStableFunc(res.Failures, func(a, b Failure) int {
+	slices.SortStableFunc(res.Failures, func(a, b inspection.Failure) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)),
 			cmp.Compare(a.Repeat, b.Repeat))
 	})
-	slices.SortStableFunc(res.Unpaired, func(a, b Inspection) int {
+	slices.SortStableFunc(res.Unpaired, func(a, b inspection.Inspection) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)))
 	})
 	if p.cacheErrs > 0 {
@@ -433,15 +433,15 @@ func (p *pipeline) result(runs []sampler.Run, outcomes []runOutcome) Result {
 }
 
 // depthRank orders light before deep.
-func depthRank(d Depth) int {
-	if d == Light {
+func depthRank(d inspection.Depth) int {
+	if d == inspection.Light {
 		return 0
 	}
 	return 1
 }
 
 // inspectDepth gets the opts.Repeat inspections of run at depth into o.
-func (p *pipeline) inspectDepth(ctx context.Context, run sampler.Run, depth Depth, o *runOutcome) {
+func (p *pipeline) inspectDepth(ctx context.Context, run inspection.Run, depth inspection.Depth, o *runOutcome) {
 	k := depthRank(depth)
 	for r := range p.opts.Repeat {
 		if ctx.Err() != nil {
@@ -483,7 +483,7 @@ func cacheIdentity(identity string, repeat int) string {
 // inspectOne returns repeat r of the inspection of run at depth, from the
 // cache or the inspector (cached says which), or the Failure after the
 // last attempt.
-func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth, r int) (Inspection, bool, *Failure) {
+func (p *pipeline) inspectOne(ctx context.Context, run inspection.Run, depth inspection.Depth, r int) (inspection.Inspection, bool, *inspection.Failure) {
 	s := p.sides[depthRank(depth)]
 	key := cacheIdentity(s.identity, r)
 	insp, ok, err := p.opts.Cache.Lookup(key, depth, run.ContentHash)
@@ -495,19 +495,19 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 		s.recordOutcome(&insp, true, false)
 		return insp, true, nil
 	}
-	fail := func(attempts int, reason string) *Failure {
+	fail := func(attempts int, reason string) *inspection.Failure {
 		s.recordOutcome(nil, false, true)
-		return &Failure{RunID: run.ID, Depth: depth, Repeat: r, Attempts: attempts, Reason: reason}
+		return &inspection.Failure{RunID: run.ID, Depth: depth, Repeat: r, Attempts: attempts, Reason: reason}
 	}
-	rctx := WithRepeat(ctx, r)
+	rctx := inspection.WithRepeat(ctx, r)
 	attempts := 0
 	var lastErr error
 	for attempts < 1+p.opts.Retries {
 		if attempts > 0 {
 			wait := p.backoff(attempts)
-			if ra, ok := RetryAfterOf(lastErr); ok {
+			if ra, ok := inspection.RetryAfterOf(lastErr); ok {
 				if ra > p.opts.MaxRetryWait {
-					return Inspection{}, false, p.failed(s, run, fail(attempts, fmt.Sprintf("%v (the server asked to retry after %v, more than the %v cap)",
+					return inspection.Inspection{}, false, p.failed(s, run, fail(attempts, fmt.Sprintf("%v (the server asked to retry after %v, more than the %v cap)",
 						lastErr, ra, p.opts.MaxRetryWait)))
 				}
 				wait = max(wait, ra)
@@ -518,7 +518,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 		}
 		worst := s.worstFor(run)
 		if !p.budget.reserve(worst) {
-			return Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
+			return inspection.Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
 		}
 		if err := s.wait(ctx); err != nil {
 			p.budget.settle(worst, 0)
@@ -527,11 +527,11 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 		}
 		attempts++
 		insp, err := p.attempt(rctx, s, run, depth)
-		var usage *Usage
+		var usage *inspection.Usage
 		reported := 0.0
 		if err == nil {
 			usage, reported = insp.Cost.Usage, insp.Cost.USD
-		} else if u, ok := UsageOf(err); ok {
+		} else if u, ok := inspection.UsageOf(err); ok {
 			usage = &u
 		}
 		usd := s.recordCall(usage, reported, attempts > 1)
@@ -548,22 +548,22 @@ func (p *pipeline) inspectOne(ctx context.Context, run sampler.Run, depth Depth,
 			return insp, false, nil
 		}
 		lastErr = err
-		if IsFatal(err) {
+		if inspection.IsFatal(err) {
 			p.halt(s, err)
-			return Inspection{}, false, fail(attempts, err.Error())
+			return inspection.Inspection{}, false, fail(attempts, err.Error())
 		}
-		if IsPermanent(err) || ctx.Err() != nil {
+		if inspection.IsPermanent(err) || ctx.Err() != nil {
 			break
 		}
 	}
 	if lastErr == nil {
 		lastErr = ctx.Err()
 	}
-	return Inspection{}, false, p.failed(s, run, fail(attempts, lastErr.Error()))
+	return inspection.Inspection{}, false, p.failed(s, run, fail(attempts, lastErr.Error()))
 }
 
 // failed applies the stop-early rule to a failure of side s and returns f.
-func (p *pipeline) failed(s *side, run sampler.Run, f *Failure) *Failure {
+func (p *pipeline) failed(s *side, run inspection.Run, f *inspection.Failure) *inspection.Failure {
 	if s.noteEarly(signature(f.Reason, run.ID, run.Path), false) {
 		p.halt(s, fmt.Errorf("the first %d inspections all failed the same way, none succeeded; the first: %s",
 			EarlyStopCalls, f.Reason))
@@ -589,12 +589,12 @@ func (p *pipeline) backoff(n int) time.Duration {
 
 // attempt makes one inspector call bounded by the per-call timeout and
 // checks its answer. A panic in the inspector becomes a permanent error.
-func (p *pipeline) attempt(ctx context.Context, s *side, run sampler.Run, depth Depth) (insp Inspection, err error) {
+func (p *pipeline) attempt(ctx context.Context, s *side, run inspection.Run, depth inspection.Depth) (insp inspection.Inspection, err error) {
 	actx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			insp, err = Inspection{}, Permanent(fmt.Errorf("inspector %s panicked: %v", s.identity, r))
+			insp, err = inspection.Inspection{}, inspection.Permanent(fmt.Errorf("inspector %s panicked: %v", s.identity, r))
 		}
 	}()
 	insp, err = s.insp.Inspect(actx, run, depth)
@@ -602,21 +602,21 @@ func (p *pipeline) attempt(ctx context.Context, s *side, run sampler.Run, depth 
 		// Transient whatever the inspector said: the next attempt gets a
 		// fresh timeout. Usage billed before the timeout is kept.
 		terr := fmt.Errorf("timed out after %v: %w", p.opts.Timeout, context.DeadlineExceeded)
-		if u, ok := UsageOf(err); ok {
-			terr = WithUsage(terr, u)
+		if u, ok := inspection.UsageOf(err); ok {
+			terr = inspection.WithUsage(terr, u)
 		}
-		return Inspection{}, terr
+		return inspection.Inspection{}, terr
 	}
 	if err != nil {
-		return Inspection{}, err
+		return inspection.Inspection{}, err
 	}
 	insp, err = conform(insp, run, depth)
 	if err != nil {
 		err = fmt.Errorf("invalid inspection: %w", err)
 		if insp.Cost.Usage != nil {
-			err = WithUsage(err, *insp.Cost.Usage)
+			err = inspection.WithUsage(err, *insp.Cost.Usage)
 		}
-		return Inspection{}, err
+		return inspection.Inspection{}, err
 	}
 	return insp, nil
 }

@@ -16,14 +16,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // fakeInspector answers with answer, counts calls and records the order
 // in which (run, depth) calls started.
 type fakeInspector struct {
 	id     string
-	answer func(ctx context.Context, run sampler.Run, depth Depth, call int) (Inspection, error)
+	answer func(ctx context.Context, run inspection.Run, depth inspection.Depth, call int) (inspection.Inspection, error)
 
 	calls atomic.Int64
 	mu    sync.Mutex
@@ -32,7 +32,7 @@ type fakeInspector struct {
 
 func (f *fakeInspector) Identity() string { return f.id }
 
-func (f *fakeInspector) Inspect(ctx context.Context, run sampler.Run, depth Depth) (Inspection, error) {
+func (f *fakeInspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	n := int(f.calls.Add(1))
 	f.mu.Lock()
 	f.order = append(f.order, run.ID+"/"+string(depth))
@@ -41,19 +41,19 @@ func (f *fakeInspector) Inspect(ctx context.Context, run sampler.Run, depth Dept
 }
 
 // good is a valid inspection of run at depth.
-func good(run sampler.Run, depth Depth) Inspection {
-	return Inspection{RunID: run.ID, System: run.System, Depth: depth, RuntimeFidelity: 80,
-		TaskEffectiveness: 75, Verdict: VerdictPass, Flags: []Flag{{ID: "f1", Severity: SeverityInfo}}}
+func good(run inspection.Run, depth inspection.Depth) inspection.Inspection {
+	return inspection.Inspection{RunID: run.ID, System: run.System, Depth: depth, RuntimeFidelity: 80,
+		TaskEffectiveness: 75, Verdict: inspection.VerdictPass, Flags: []inspection.Flag{{ID: "f1", Severity: inspection.SeverityInfo}}}
 }
 
-func alwaysGood(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
+func alwaysGood(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
 	return good(run, depth), nil
 }
 
-func makeRuns(n int) []sampler.Run {
-	runs := make([]sampler.Run, n)
+func makeRuns(n int) []inspection.Run {
+	runs := make([]inspection.Run, n)
 	for i := range runs {
-		runs[i] = sampler.Run{ID: fmt.Sprintf("run-%03d", i), System: "sys", Valid: true,
+		runs[i] = inspection.Run{ID: fmt.Sprintf("run-%03d", i), System: "sys", Valid: true,
 			ContentHash: fmt.Sprintf("%064x", i+1)}
 	}
 	return runs
@@ -73,7 +73,7 @@ func runIDs(pairs []Pair) []string {
 
 func TestRunPairsFollowInputOrderNotFinishOrder(t *testing.T) {
 	runs := makeRuns(16)
-	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
 		// Later runs finish first.
 		var i int
 		fmt.Sscanf(run.ID, "run-%d", &i)
@@ -92,7 +92,7 @@ func TestRunPairsFollowInputOrderNotFinishOrder(t *testing.T) {
 		t.Errorf("pair order (-want +got):\n%s", d)
 	}
 	for _, p := range res.Pairs {
-		if p.Light.Depth != Light || p.Deep.Depth != Deep || p.Light.RunID != p.Run.ID {
+		if p.Light.Depth != inspection.Light || p.Deep.Depth != inspection.Deep || p.Light.RunID != p.Run.ID {
 			t.Errorf("pair %s has light %q/%s deep %q", p.Run.ID, p.Light.RunID, p.Light.Depth, p.Deep.Depth)
 		}
 	}
@@ -107,7 +107,7 @@ func TestRunInspectsLightThenDeepNeverBothAtOnceAndBoundsJobs(t *testing.T) {
 	inFlight := map[string]bool{}
 	var running, maxRunning int
 	var violations []string
-	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
 		mu.Lock()
 		if inFlight[run.ID] {
 			violations = append(violations, run.ID)
@@ -135,7 +135,7 @@ func TestRunInspectsLightThenDeepNeverBothAtOnceAndBoundsJobs(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range insp.order {
 		id, depth, _ := strings.Cut(c, "/")
-		if depth == string(Deep) && !seen[id] {
+		if depth == string(inspection.Deep) && !seen[id] {
 			t.Errorf("run %s: deep started before light", id)
 		}
 		seen[id] = true
@@ -159,17 +159,17 @@ func TestRunRetriesTransientErrorsAndNotPermanentOnes(t *testing.T) {
 		}, 0, 2},
 		{"always transient", 2, func(int) error { return transient }, 3, 3},
 		{"no retries", 0, func(int) error { return transient }, 1, 1},
-		{"permanent", 3, func(int) error { return Permanent(transient) }, 1, 1},
+		{"permanent", 3, func(int) error { return inspection.Permanent(transient) }, 1, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := makeRuns(1)
-			insp := &fakeInspector{id: "fake", answer: func(_ context.Context, r sampler.Run, d Depth, call int) (Inspection, error) {
-				if d == Deep {
+			insp := &fakeInspector{id: "fake", answer: func(_ context.Context, r inspection.Run, d inspection.Depth, call int) (inspection.Inspection, error) {
+				if d == inspection.Deep {
 					return good(r, d), nil
 				}
 				if err := tt.fail(call); err != nil {
-					return Inspection{}, err
+					return inspection.Inspection{}, err
 				}
 				return good(r, d), nil
 			}}
@@ -186,7 +186,7 @@ func TestRunRetriesTransientErrorsAndNotPermanentOnes(t *testing.T) {
 				}
 				return
 			}
-			want := []Failure{{RunID: "run-000", Depth: Light, Attempts: tt.wantAttempts, Reason: "connection reset"}}
+			want := []inspection.Failure{{RunID: "run-000", Depth: inspection.Light, Attempts: tt.wantAttempts, Reason: "connection reset"}}
 			if d := cmp.Diff(want, res.Failures); d != "" {
 				t.Errorf("failures (-want +got):\n%s", d)
 			}
@@ -195,9 +195,9 @@ func TestRunRetriesTransientErrorsAndNotPermanentOnes(t *testing.T) {
 }
 
 func TestRunTimesOutEachAttemptAndRecordsTheFailure(t *testing.T) {
-	insp := &fakeInspector{id: "hang", answer: func(ctx context.Context, _ sampler.Run, _ Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "hang", answer: func(ctx context.Context, _ inspection.Run, _ inspection.Depth, _ int) (inspection.Inspection, error) {
 		<-ctx.Done()
-		return Inspection{}, ctx.Err()
+		return inspection.Inspection{}, ctx.Err()
 	}}
 	start := time.Now()
 	res, err := Run(context.Background(), makeRuns(1), insp, Options{Jobs: 1, Retries: 1, Timeout: 20 * time.Millisecond})
@@ -220,23 +220,23 @@ func TestRunTimesOutEachAttemptAndRecordsTheFailure(t *testing.T) {
 func TestRunRecordsInvalidInspectionAsPermanentFailure(t *testing.T) {
 	tests := []struct {
 		name      string
-		mutate    func(*Inspection)
+		mutate    func(*inspection.Inspection)
 		wantField string
 	}{
-		{"score above 100", func(i *Inspection) { i.RuntimeFidelity = 100.5 }, "runtime_fidelity"},
-		{"negative score", func(i *Inspection) { i.TaskEffectiveness = -1 }, "task_effectiveness"},
-		{"NaN score", func(i *Inspection) { i.TaskEffectiveness = math.NaN() }, "task_effectiveness"},
-		{"infinite score", func(i *Inspection) { i.RuntimeFidelity = math.Inf(1) }, "runtime_fidelity"},
-		{"unknown verdict", func(i *Inspection) { i.Verdict = "ok" }, "verdict"},
-		{"other depth", func(i *Inspection) { i.Depth = Deep }, "depth"},
-		{"other run", func(i *Inspection) { i.RunID = "someone-else" }, "run_id"},
-		{"bad severity", func(i *Inspection) { i.Flags[0].Severity = "fatal" }, "flags[0].severity"},
+		{"score above 100", func(i *inspection.Inspection) { i.RuntimeFidelity = 100.5 }, "runtime_fidelity"},
+		{"negative score", func(i *inspection.Inspection) { i.TaskEffectiveness = -1 }, "task_effectiveness"},
+		{"NaN score", func(i *inspection.Inspection) { i.TaskEffectiveness = math.NaN() }, "task_effectiveness"},
+		{"infinite score", func(i *inspection.Inspection) { i.RuntimeFidelity = math.Inf(1) }, "runtime_fidelity"},
+		{"unknown verdict", func(i *inspection.Inspection) { i.Verdict = "ok" }, "verdict"},
+		{"other depth", func(i *inspection.Inspection) { i.Depth = inspection.Deep }, "depth"},
+		{"other run", func(i *inspection.Inspection) { i.RunID = "someone-else" }, "run_id"},
+		{"bad severity", func(i *inspection.Inspection) { i.Flags[0].Severity = "fatal" }, "flags[0].severity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			insp := &fakeInspector{id: "bad", answer: func(_ context.Context, r sampler.Run, d Depth, _ int) (Inspection, error) {
+			insp := &fakeInspector{id: "bad", answer: func(_ context.Context, r inspection.Run, d inspection.Depth, _ int) (inspection.Inspection, error) {
 				i := good(r, d)
-				if d == Light {
+				if d == inspection.Light {
 					tt.mutate(&i)
 				}
 				return i, nil
@@ -249,7 +249,7 @@ func TestRunRecordsInvalidInspectionAsPermanentFailure(t *testing.T) {
 				t.Fatalf("failures = %+v, want one", res.Failures)
 			}
 			f := res.Failures[0]
-			if f.Depth != Light || f.Attempts != 1 || !strings.Contains(f.Reason, "field "+tt.wantField+":") {
+			if f.Depth != inspection.Light || f.Attempts != 1 || !strings.Contains(f.Reason, "field "+tt.wantField+":") {
 				t.Errorf("failure %+v, want light, 1 attempt, reason naming %s", f, tt.wantField)
 			}
 		})
@@ -257,7 +257,7 @@ func TestRunRecordsInvalidInspectionAsPermanentFailure(t *testing.T) {
 }
 
 func TestRunFillsMissingRunIDAndDepth(t *testing.T) {
-	insp := &fakeInspector{id: "terse", answer: func(_ context.Context, r sampler.Run, d Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "terse", answer: func(_ context.Context, r inspection.Run, d inspection.Depth, _ int) (inspection.Inspection, error) {
 		i := good(r, d)
 		i.RunID, i.Depth, i.System = "", "", ""
 		return i, nil
@@ -267,7 +267,7 @@ func TestRunFillsMissingRunIDAndDepth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Pair{{Run: runs[0], Light: good(runs[0], Light), Deep: good(runs[0], Deep)}}
+	want := []Pair{{Run: runs[0], Light: good(runs[0], inspection.Light), Deep: good(runs[0], inspection.Deep)}}
 	if d := cmp.Diff(want, res.Pairs); d != "" {
 		t.Errorf("pairs (-want +got):\n%s", d)
 	}
@@ -276,10 +276,10 @@ func TestRunFillsMissingRunIDAndDepth(t *testing.T) {
 func TestRunAttemptsDeepAfterLightFailsAndSortsFailures(t *testing.T) {
 	runs := makeRuns(3)
 	runs[0].ID, runs[1].ID, runs[2].ID = "c", "a", "b"
-	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, r sampler.Run, d Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, r inspection.Run, d inspection.Depth, _ int) (inspection.Inspection, error) {
 		switch {
 		case r.ID == "c", r.ID == "a" && d == Deep:
-			return Inspection{}, Permanent(fmt.Errorf("no %s for %s", d, r.ID))
+			return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("no %s for %s", d, r.ID))
 		}
 		return good(r, d), nil
 	}}
@@ -287,15 +287,15 @@ func TestRunAttemptsDeepAfterLightFailsAndSortsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantFailures := []Failure{
-		{RunID: "a", Depth: Deep, Attempts: 1, Reason: "no deep for a"},
-		{RunID: "c", Depth: Light, Attempts: 1, Reason: "no light for c"},
-		{RunID: "c", Depth: Deep, Attempts: 1, Reason: "no deep for c"},
+	wantFailures := []inspection.Failure{
+		{RunID: "a", Depth: inspection.Deep, Attempts: 1, Reason: "no deep for a"},
+		{RunID: "c", Depth: inspection.Light, Attempts: 1, Reason: "no light for c"},
+		{RunID: "c", Depth: inspection.Deep, Attempts: 1, Reason: "no deep for c"},
 	}
 	if d := cmp.Diff(wantFailures, res.Failures); d != "" {
 		t.Errorf("failures (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]Inspection{good(runs[1], Light)}, res.Unpaired); d != "" {
+	if d := cmp.Diff([]inspection.Inspection{good(runs[1], inspection.Light)}, res.Unpaired); d != "" {
 		t.Errorf("unpaired (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"b"}, runIDs(res.Pairs)); d != "" {
@@ -307,7 +307,7 @@ func TestRunAttemptsDeepAfterLightFailsAndSortsFailures(t *testing.T) {
 }
 
 func TestRunTurnsInspectorPanicIntoFailure(t *testing.T) {
-	insp := &fakeInspector{id: "panicky", answer: func(_ context.Context, r sampler.Run, d Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "panicky", answer: func(_ context.Context, r inspection.Run, d inspection.Depth, _ int) (inspection.Inspection, error) {
 		if r.ID == "run-001" {
 			panic("boom")
 		}
@@ -325,11 +325,11 @@ func TestRunTurnsInspectorPanicIntoFailure(t *testing.T) {
 func TestRunCancelStopsNewCallsAndReturnsWhatFinished(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	insp := &fakeInspector{id: "fake", answer: func(ctx context.Context, r sampler.Run, d Depth, call int) (Inspection, error) {
+	insp := &fakeInspector{id: "fake", answer: func(ctx context.Context, r inspection.Run, d inspection.Depth, call int) (inspection.Inspection, error) {
 		if call == 10 {
 			cancel()
 			<-ctx.Done()
-			return Inspection{}, ctx.Err()
+			return inspection.Inspection{}, ctx.Err()
 		}
 		return good(r, d), nil
 	}}
@@ -383,7 +383,7 @@ func TestRunWithWarmCacheMakesZeroInspectorCalls(t *testing.T) {
 	}
 	// Another identity or changed content is a miss.
 	other := &fakeInspector{id: "fake/2", answer: alwaysGood}
-	changed := append([]sampler.Run(nil), runs...)
+	changed := append([]inspection.Run(nil), runs...)
 	changed[0].ContentHash = strings.Repeat("f", 64)
 	if res, _ := Run(context.Background(), runs, other, opts); res.Calls != 50 {
 		t.Errorf("new identity: %d calls, want 50", res.Calls)
@@ -436,14 +436,14 @@ func TestCacheIgnoresAndOverwritesCorruptEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, junk := range []string{"{not json", `{"identity":"other","depth":"light","content_hash":"` + hash + `"}`, ""} {
-		p := cache.path(CacheKey("f", Light, hash))
+		p := cache.path(CacheKey("f", inspection.Light, hash))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(junk), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := cache.Get("f", Light, hash); ok {
+		if _, ok := cache.Get("f", inspection.Light, hash); ok {
 			t.Fatalf("corrupt entry %q served as a hit", junk)
 		}
 		res, err := Run(context.Background(), runs, &fakeInspector{id: "f", answer: alwaysGood}, Options{Cache: cache})
@@ -451,7 +451,7 @@ func TestCacheIgnoresAndOverwritesCorruptEntry(t *testing.T) {
 			t.Fatalf("corrupt %q: calls %d hits %d pairs %d err %v; want the light call redone", junk,
 				res.Calls, res.CacheHits, len(res.Pairs), err)
 		}
-		if got, ok := cache.Get("f", Light, hash); !ok || got.Verdict != VerdictPass {
+		if got, ok := cache.Get("f", inspection.Light, hash); !ok || got.Verdict != inspection.VerdictPass {
 			t.Errorf("corrupt entry %q not overwritten", junk)
 		}
 	}
@@ -462,12 +462,12 @@ func TestCacheKeyIsSHA256OfIdentityDepthAndContentHash(t *testing.T) {
 	//                       printf 'exec:x\0deep\0' | sha256sum
 	tests := []struct {
 		identity string
-		depth    Depth
+		depth    inspection.Depth
 		hash     string
 		want     string
 	}{
-		{"id", Light, "abc", "8aba94c30e85a2a0881cad86e16e441d86ecbfb5bccf4a3851d5f4d407e6cb85"},
-		{"exec:x", Deep, "", "10bd91cfef5b07a93068498753fbc1497657f5d092945bf932581b57d1dfcd46"},
+		{"id", inspection.Light, "abc", "8aba94c30e85a2a0881cad86e16e441d86ecbfb5bccf4a3851d5f4d407e6cb85"},
+		{"exec:x", inspection.Deep, "", "10bd91cfef5b07a93068498753fbc1497657f5d092945bf932581b57d1dfcd46"},
 	}
 	for _, tt := range tests {
 		if got := CacheKey(tt.identity, tt.depth, tt.hash); got != tt.want {
@@ -521,7 +521,7 @@ func TestRunGoesOnWhenTheCacheCannotBeWritten(t *testing.T) {
 	}
 	runs := makeRuns(1)
 	// A file where the shard directory of the light entry should be.
-	shard := CacheKey("f", Light, runs[0].ContentHash)[:2]
+	shard := CacheKey("f", inspection.Light, runs[0].ContentHash)[:2]
 	if err := os.WriteFile(filepath.Join(dir, shard), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +536,7 @@ func TestRunGoesOnWhenTheCacheCannotBeWritten(t *testing.T) {
 
 func TestRunOfNoRunsGivesEmptyNotNilLists(t *testing.T) {
 	res, err := Run(context.Background(), nil, &fakeInspector{id: "f", answer: alwaysGood}, testOptions())
-	want := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []Inspection{}, Failures: []Failure{}}
+	want := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []inspection.Inspection{}, Failures: []inspection.Failure{}}
 	zero := 0.0
 	want.Cost.Light = SideCost{Identity: "f", USD: &zero}
 	want.Cost.Deep = SideCost{Identity: "f", USD: &zero}

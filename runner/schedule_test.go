@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // gate is an inspector whose calls wait until the test releases them, so
@@ -20,7 +20,7 @@ type gate struct {
 
 func (g *gate) Identity() string { return "gate" }
 
-func (g *gate) Inspect(ctx context.Context, run sampler.Run, depth Depth) (Inspection, error) {
+func (g *gate) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	c := make(chan struct{})
 	g.mu.Lock()
 	g.waiting = append(g.waiting, c)
@@ -30,7 +30,7 @@ func (g *gate) Inspect(ctx context.Context, run sampler.Run, depth Depth) (Inspe
 	case <-c:
 		return good(run, depth), nil
 	case <-ctx.Done():
-		return Inspection{}, ctx.Err()
+		return inspection.Inspection{}, ctx.Err()
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 	"golang.org/x/time/rate"
 )
 
@@ -15,16 +15,16 @@ import (
 // Light is called at depth light, Deep at depth deep. They may be the same
 // inspector (--inspector) or two different ones (--light, --deep).
 type Sides struct {
-	Light Inspector
-	Deep  Inspector
+	Light inspection.Inspector
+	Deep  inspection.Inspector
 }
 
 // Both is the one inspector at both depths.
-func Both(insp Inspector) Sides { return Sides{Light: insp, Deep: insp} }
+func Both(insp inspection.Inspector) Sides { return Sides{Light: insp, Deep: insp} }
 
 // of returns the inspector of depth.
-func (s Sides) of(d Depth) Inspector {
-	if d == Light {
+func (s Sides) of(d inspection.Depth) inspection.Inspector {
+	if d == inspection.Light {
 		return s.Light
 	}
 	return s.Deep
@@ -55,7 +55,7 @@ type Price struct {
 //
 // Reasoning tokens are billed as output tokens, which is how providers
 // report them (they are a part of Output).
-func (p Price) USD(u Usage) float64 {
+func (p Price) USD(u inspection.Usage) float64 {
 	cachedPrice := p.Input
 	if p.CachedInput != nil {
 		cachedPrice = *p.CachedInput
@@ -81,7 +81,7 @@ type SideCost struct {
 	Retries   int `yaml:"retries" json:"retries"`
 	Failed    int `yaml:"failed" json:"failed"`
 	// Usage sums the token usage reported by a Billed inspector.
-	Usage Usage `yaml:"usage" json:"usage"`
+	Usage inspection.Usage `yaml:"usage" json:"usage"`
 	// Tokens sums Cost.Tokens of every inspection had by a call.
 	Tokens int64 `yaml:"tokens" json:"tokens"`
 	// USD is the side's spending: usage priced with SideOptions.Price for
@@ -97,10 +97,10 @@ type SideCost struct {
 
 // side is one side's shared state during a Run.
 type side struct {
-	depth    Depth
-	insp     Inspector
+	depth    inspection.Depth
+	insp     inspection.Inspector
 	identity string
-	billed   Billed
+	billed   inspection.Billed
 	price    *Price
 	limiter  *rate.Limiter
 	// worst is the price of the most a call can bill (Billed with a
@@ -116,15 +116,15 @@ type side struct {
 	earlyFired bool
 }
 
-func newSide(depth Depth, insp Inspector, o SideOptions) *side {
+func newSide(depth inspection.Depth, insp inspection.Inspector, o SideOptions) *side {
 	s := &side{depth: depth, insp: insp, identity: insp.Identity(), price: o.Price}
 	s.cost.Identity = s.identity
-	if b, ok := insp.(Billed); ok {
+	if b, ok := insp.(inspection.Billed); ok {
 		s.billed = b
 		s.cost.Model = b.Model()
 		if o.Price != nil {
 			in, out := b.MaxCallTokens()
-			s.worst = o.Price.USD(Usage{Input: in, Output: out})
+			s.worst = o.Price.USD(inspection.Usage{Input: in, Output: out})
 		}
 	}
 	if o.RPM > 0 {
@@ -137,13 +137,13 @@ func newSide(depth Depth, insp Inspector, o SideOptions) *side {
 
 // worstFor is the most one call on run can cost: the run's own bound when
 // the inspector gives one (RunBound), else the side's.
-func (s *side) worstFor(run sampler.Run) float64 {
+func (s *side) worstFor(run inspection.Run) float64 {
 	if s.price == nil || s.billed == nil {
 		return 0
 	}
-	if rb, ok := s.billed.(RunBound); ok {
+	if rb, ok := s.billed.(inspection.RunBound); ok {
 		in, out := rb.MaxRunTokens(run, s.depth)
-		return s.price.USD(Usage{Input: in, Output: out})
+		return s.price.USD(inspection.Usage{Input: in, Output: out})
 	}
 	return s.worst
 }
@@ -158,7 +158,7 @@ func (s *side) wait(ctx context.Context) error {
 
 // callUSD prices one call: the inspector's usage at the side's price for
 // a Billed inspector, else the cost.usd it reported.
-func (s *side) callUSD(u *Usage, reported float64) float64 {
+func (s *side) callUSD(u *inspection.Usage, reported float64) float64 {
 	if s.billed != nil {
 		if s.price == nil || u == nil {
 			return 0
@@ -170,7 +170,7 @@ func (s *side) callUSD(u *Usage, reported float64) float64 {
 
 // recordCall adds one call (attempt) to the side's cost and returns the
 // USD it cost.
-func (s *side) recordCall(u *Usage, reported float64, retry bool) float64 {
+func (s *side) recordCall(u *inspection.Usage, reported float64, retry bool) float64 {
 	usd := s.callUSD(u, reported)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -186,7 +186,7 @@ func (s *side) recordCall(u *Usage, reported float64, retry bool) float64 {
 }
 
 // recordOutcome counts one inspection had or failed.
-func (s *side) recordOutcome(insp *Inspection, cached, failed bool) {
+func (s *side) recordOutcome(insp *inspection.Inspection, cached, failed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -268,7 +268,7 @@ func signature(reason, runID, runPath string) string {
 // side (bad key, unknown model, missing program) or the stop-early rule.
 // The command reports it in one line and exits 2.
 type StopError struct {
-	Side     Depth
+	Side     inspection.Depth
 	Identity string
 	Err      error
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // billedInspector is a fakeInspector that reports token usage and bounds
@@ -23,16 +23,16 @@ type billedInspector struct {
 	model   string
 	maxIn   int64
 	maxOut  int64
-	perCall Usage
+	perCall inspection.Usage
 }
 
 func (b *billedInspector) Model() string                 { return b.model }
 func (b *billedInspector) MaxCallTokens() (int64, int64) { return b.maxIn, b.maxOut }
-func (b *billedInspector) Inspect(ctx context.Context, run sampler.Run, depth Depth) (Inspection, error) {
+func (b *billedInspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	insp, err := b.fakeInspector.Inspect(ctx, run, depth)
 	u := b.perCall
 	if err != nil {
-		return insp, WithUsage(err, u)
+		return insp, inspection.WithUsage(err, u)
 	}
 	insp.Cost.Usage = &u
 	return insp, nil
@@ -91,10 +91,10 @@ func TestRunSidesCachesEachSideUnderItsOwnIdentity(t *testing.T) {
 func TestRunRepeatCallsKTimesAndConsolidatesByMajority(t *testing.T) {
 	// Light passes on repeats 0 and 2, fails on repeat 1: majority pass,
 	// scores averaged.
-	insp := &fakeInspector{id: "flaky", answer: func(ctx context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "flaky", answer: func(ctx context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
 		in := good(run, depth)
-		if depth == Light && RepeatOf(ctx) == 1 {
-			in.Verdict, in.RuntimeFidelity = VerdictFail, 20
+		if depth == inspection.Light && inspection.RepeatOf(ctx) == 1 {
+			in.Verdict, in.RuntimeFidelity = inspection.VerdictFail, 20
 		}
 		return in, nil
 	}}
@@ -111,21 +111,21 @@ func TestRunRepeatCallsKTimesAndConsolidatesByMajority(t *testing.T) {
 	if len(p.LightRepeats) != 3 || len(p.DeepRepeats) != 3 {
 		t.Fatalf("repeats %d/%d, want 3/3", len(p.LightRepeats), len(p.DeepRepeats))
 	}
-	if p.Light.Verdict != VerdictPass || p.Light.RuntimeFidelity != 60 {
+	if p.Light.Verdict != inspection.VerdictPass || p.Light.RuntimeFidelity != 60 {
 		t.Errorf("consolidated light %s %v, want pass 60 (mean of 80, 20, 80)", p.Light.Verdict, p.Light.RuntimeFidelity)
 	}
-	if p.LightRepeats[1].Verdict != VerdictFail {
+	if p.LightRepeats[1].Verdict != inspection.VerdictFail {
 		t.Errorf("repeat order lost: %+v", p.LightRepeats)
 	}
 }
 
 func TestConsolidateBreaksTiesTowardTheStricterVerdict(t *testing.T) {
-	rs := []Inspection{{Verdict: VerdictPass, RuntimeFidelity: 90}, {Verdict: VerdictPartial, RuntimeFidelity: 50}}
-	if got := Consolidate(rs); got.Verdict != VerdictPartial || got.RuntimeFidelity != 70 {
+	rs := []inspection.Inspection{{Verdict: inspection.VerdictPass, RuntimeFidelity: 90}, {Verdict: inspection.VerdictPartial, RuntimeFidelity: 50}}
+	if got := inspection.Consolidate(rs); got.Verdict != inspection.VerdictPartial || got.RuntimeFidelity != 70 {
 		t.Errorf("got %s %v, want partial 70", got.Verdict, got.RuntimeFidelity)
 	}
-	rs = append(rs, Inspection{Verdict: VerdictPass, RuntimeFidelity: 100})
-	if got := Consolidate(rs); got.Verdict != VerdictPass {
+	rs = append(rs, inspection.Inspection{Verdict: inspection.VerdictPass, RuntimeFidelity: 100})
+	if got := inspection.Consolidate(rs); got.Verdict != inspection.VerdictPass {
 		t.Errorf("got %s, want pass (2 of 3)", got.Verdict)
 	}
 }
@@ -172,31 +172,31 @@ func TestRunDeepRunsInspectsDeepOnTheSubsetOnly(t *testing.T) {
 func TestRunSelectDeepSeesEveryLightBeforeAnyDeepCall(t *testing.T) {
 	var mu sync.Mutex
 	deepStarted := false
-	insp := &fakeInspector{id: "f", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
+	insp := &fakeInspector{id: "f", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if depth == Light && deepStarted {
+		if depth == inspection.Light && deepStarted {
 			t.Errorf("light call for %s after a deep call", run.ID)
 		}
-		if depth == Deep {
+		if depth == inspection.Deep {
 			deepStarted = true
 		}
 		in := good(run, depth)
 		if run.ID == "run-002" {
-			in.Verdict = VerdictPartial
+			in.Verdict = inspection.VerdictPartial
 		}
 		return in, nil
 	}}
 	opts := testOptions()
 	var seen int
-	opts.SelectDeep = func(light map[string][]Inspection) map[string]bool {
+	opts.SelectDeep = func(light map[string][]inspection.Inspection) map[string]bool {
 		seen = len(light)
 		out := map[string]bool{}
 		for id, in := range light {
 			if len(in) != 1 {
 				t.Errorf("%s: %d light inspections, want 1 (no --repeat)", id, len(in))
 			}
-			if in[0].Verdict == VerdictPartial {
+			if in[0].Verdict == inspection.VerdictPartial {
 				out[id] = true
 			}
 		}
@@ -213,9 +213,9 @@ func TestRunSelectDeepSeesEveryLightBeforeAnyDeepCall(t *testing.T) {
 
 func TestRunHonoursRetryAfterAndCapsIt(t *testing.T) {
 	busy := errors.New("429 too many requests")
-	insp := &fakeInspector{id: "f", answer: func(_ context.Context, run sampler.Run, depth Depth, call int) (Inspection, error) {
+	insp := &fakeInspector{id: "f", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, call int) (inspection.Inspection, error) {
 		if call == 1 {
-			return Inspection{}, RetryAfter(busy, 150*time.Millisecond)
+			return inspection.Inspection{}, inspection.RetryAfter(busy, 150*time.Millisecond)
 		}
 		return good(run, depth), nil
 	}}
@@ -233,8 +233,8 @@ func TestRunHonoursRetryAfterAndCapsIt(t *testing.T) {
 	}
 
 	// A wait over the cap fails the call at once, with the reason.
-	insp = &fakeInspector{id: "f", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
-		return Inspection{}, RetryAfter(busy, time.Hour)
+	insp = &fakeInspector{id: "f", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
+		return inspection.Inspection{}, inspection.RetryAfter(busy, time.Hour)
 	}}
 	opts.MaxRetryWait = time.Second
 	start = time.Now()
@@ -260,14 +260,14 @@ func TestRunBackoffDoublesUpToTheCap(t *testing.T) {
 }
 
 func TestRunStopsAtOnceOnAFatalError(t *testing.T) {
-	light := &fakeInspector{id: "openai:judge", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
+	light := &fakeInspector{id: "openai:judge", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
 		time.Sleep(time.Millisecond)
-		return Inspection{}, Fatal(errors.New("authentication failed (401)"))
+		return inspection.Inspection{}, inspection.Fatal(errors.New("authentication failed (401)"))
 	}}
 	deep := &fakeInspector{id: "deep", answer: alwaysGood}
 	res, err := RunSides(context.Background(), makeRuns(50), Sides{Light: light, Deep: deep}, Options{Jobs: 2, Retries: 3, Timeout: time.Second})
 	var se *StopError
-	if !errors.As(err, &se) || se.Side != Light || se.Identity != "openai:judge" || !strings.Contains(err.Error(), "authentication failed (401)") {
+	if !errors.As(err, &se) || se.Side != inspection.Light || se.Identity != "openai:judge" || !strings.Contains(err.Error(), "authentication failed (401)") {
 		t.Fatalf("err %v, want a StopError of the light side", err)
 	}
 	if n := light.calls.Load(); n > 4 {
@@ -279,8 +279,8 @@ func TestRunStopsAtOnceOnAFatalError(t *testing.T) {
 }
 
 func TestRunStopsEarlyWhenTheFirstCallsAllFailTheSameWay(t *testing.T) {
-	insp := &fakeInspector{id: "exec:broken", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
-		return Inspection{}, Permanent(fmt.Errorf("exit status 2: cannot read %s", run.ID))
+	insp := &fakeInspector{id: "exec:broken", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("exit status 2: cannot read %s", run.ID))
 	}}
 	_, err := Run(context.Background(), makeRuns(40), insp, Options{Jobs: 1, Timeout: time.Second})
 	var se *StopError
@@ -293,11 +293,11 @@ func TestRunStopsEarlyWhenTheFirstCallsAllFailTheSameWay(t *testing.T) {
 	}
 
 	// Different reasons, or one success first: no stop.
-	insp = &fakeInspector{id: "exec:mixed", answer: func(_ context.Context, run sampler.Run, depth Depth, call int) (Inspection, error) {
-		if depth == Light || run.ID == "run-000" {
+	insp = &fakeInspector{id: "exec:mixed", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, call int) (inspection.Inspection, error) {
+		if depth == inspection.Light || run.ID == "run-000" {
 			return good(run, depth), nil
 		}
-		return Inspection{}, Permanent(errors.New("bad"))
+		return inspection.Inspection{}, inspection.Permanent(errors.New("bad"))
 	}}
 	if _, err := Run(context.Background(), makeRuns(10), insp, Options{Jobs: 1, Timeout: time.Second}); err != nil {
 		t.Errorf("a side that succeeded once was stopped: %v", err)
@@ -306,10 +306,10 @@ func TestRunStopsEarlyWhenTheFirstCallsAllFailTheSameWay(t *testing.T) {
 
 func TestRunCountsUsageOfFailedCallsAndPricesIt(t *testing.T) {
 	bad := errors.New("malformed answer")
-	insp := &billedInspector{model: "m", maxIn: 1000, maxOut: 100, perCall: Usage{Calls: 1, Input: 1000, Output: 100, CachedInput: 400, Reasoning: 10},
-		fakeInspector: &fakeInspector{id: "openai:m", answer: func(_ context.Context, run sampler.Run, depth Depth, _ int) (Inspection, error) {
-			if run.ID == "run-000" && depth == Deep {
-				return Inspection{}, Permanent(bad)
+	insp := &billedInspector{model: "m", maxIn: 1000, maxOut: 100, perCall: inspection.Usage{Calls: 1, Input: 1000, Output: 100, CachedInput: 400, Reasoning: 10},
+		fakeInspector: &fakeInspector{id: "openai:m", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
+			if run.ID == "run-000" && depth == inspection.Deep {
+				return inspection.Inspection{}, inspection.Permanent(bad)
 			}
 			return good(run, depth), nil
 		}}}
@@ -348,7 +348,7 @@ func abs(x float64) float64 {
 }
 
 func TestRunBudgetNeverStartsACallThatCouldExceedIt(t *testing.T) {
-	insp := &billedInspector{model: "m", maxIn: 1000, maxOut: 1000, perCall: Usage{Calls: 1, Input: 500, Output: 100},
+	insp := &billedInspector{model: "m", maxIn: 1000, maxOut: 1000, perCall: inspection.Usage{Calls: 1, Input: 500, Output: 100},
 		fakeInspector: &fakeInspector{id: "openai:m", answer: alwaysGood}}
 	price := &Price{Input: 1, Output: 1} // worst case per call 2000e-6, actual 600e-6
 	opts := Options{Jobs: 1, Timeout: time.Second, MaxUSD: 0.005}
@@ -400,7 +400,7 @@ func TestCacheDoesNotServeAnEditedEntry(t *testing.T) {
 	}
 	// Edit the light entry: the verdict becomes fail (the entry's first
 	// "pass" is its verdict; see encodeEntry).
-	p := cache.path(CacheKey("f", Light, runs[0].ContentHash))
+	p := cache.path(CacheKey("f", inspection.Light, runs[0].ContentHash))
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestCacheDoesNotServeAnEditedEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pairs[0].Light.Verdict != VerdictPass || res.Cost.Light.CacheHits != 0 || res.Cost.Light.Calls != 1 {
+	if res.Pairs[0].Light.Verdict != inspection.VerdictPass || res.Cost.Light.CacheHits != 0 || res.Cost.Light.Calls != 1 {
 		t.Errorf("light %s hits %d calls %d: the edited entry was served", res.Pairs[0].Light.Verdict, res.Cost.Light.CacheHits, res.Cost.Light.Calls)
 	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "checksum does not match") {
@@ -429,7 +429,7 @@ func TestCacheLookupNeverBlocksOnAFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := cache.path(CacheKey("f", Light, "abc"))
+	p := cache.path(CacheKey("f", inspection.Light, "abc"))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestCacheLookupNeverBlocksOnAFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, ok, err := cache.Lookup("f", Light, "abc")
+		_, ok, err := cache.Lookup("f", inspection.Light, "abc")
 		if ok {
 			err = errors.New("a FIFO was served as an entry")
 		}

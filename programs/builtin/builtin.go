@@ -24,39 +24,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Identity is the inspector's cache identity; bump it whenever a check,
 // a deduction or a flag text changes.
 const Identity = "builtin/1"
-
-// Light score caps (DESIGN.md).
-const (
-	LightRuntimeCap = 85
-	LightTaskCap    = 80
-)
-
-// Flag ids. They are stable: the comparator matches flags by id and the
-// advisor names them in recommendations.
-const (
-	FlagRunFailed         = "run-failed"          // log ends in ---error
-	FlagRunIncomplete     = "run-incomplete"      // log has no terminator
-	FlagMissingBinding    = "missing-binding"     // a service that should have published has no binding
-	FlagErrorFile         = "error-file"          // workspace/{svc}/__error.md (deep: not recovered)
-	FlagUnhandledError    = "unhandled-error"     // deep: an unrecovered error in a run that says it completed
-	FlagEmptyOutput       = "empty-output"        // 0 bytes (deep: also whitespace or an empty envelope body)
-	FlagOrderMismatch     = "order-mismatch"      // deep: log order contradicts the manifest's
-	FlagPlaceholder       = "placeholder-output"  // deep: TODO / TBD / FIXME / lorem ipsum / <placeholder>
-	FlagTruncated         = "truncated-output"    // deep: cut mid-sentence, open code fence, JSON cut short
-	FlagBindingUnparsable = "binding-unparseable" // deep: a JSON output does not parse
-	FlagBindingEnvelope   = "binding-envelope"    // deep: a Markdown binding lacks its `# name` / `kind:` envelope
-	FlagPublishedMismatch = "published-mismatch"  // deep: published.json lists an output that is absent or differs
-	FlagLogUnreadable     = "log-unreadable"      // the log could not be read
-	FlagManifestBroken    = "manifest-unreadable" // the manifest could not be parsed
-	FlagOutputUnreadable  = "output-unreadable"   // an output file could not be read
-)
 
 // deduction is what one flag of an id costs each score, and its severity.
 type deduction struct {
@@ -69,21 +42,21 @@ type deduction struct {
 // a completed run one defect flag gives partial (a score below 70 or a
 // critical flag) and two defects on the same score give fail (below 40).
 var deductions = map[string]deduction{
-	FlagRunFailed:         {runner.SeverityCritical, 50, 40, "the run failed"},
-	FlagRunIncomplete:     {runner.SeverityCritical, 50, 40, "the run did not finish"},
-	FlagMissingBinding:    {runner.SeverityCritical, 20, 35, "missing binding"},
-	FlagErrorFile:         {runner.SeverityCritical, 35, 15, "error file"},
-	FlagUnhandledError:    {runner.SeverityCritical, 30, 10, "unhandled error"},
-	FlagEmptyOutput:       {runner.SeverityCritical, 10, 35, "empty output"},
-	FlagOrderMismatch:     {runner.SeverityWarning, 35, 0, "order mismatch"},
-	FlagPlaceholder:       {runner.SeverityCritical, 0, 35, "placeholder output"},
-	FlagTruncated:         {runner.SeverityWarning, 0, 35, "truncated output"},
-	FlagBindingUnparsable: {runner.SeverityWarning, 15, 20, "unparseable binding"},
-	FlagBindingEnvelope:   {runner.SeverityWarning, 10, 0, "binding envelope"},
-	FlagPublishedMismatch: {runner.SeverityWarning, 20, 0, "published output mismatch"},
-	FlagLogUnreadable:     {runner.SeverityCritical, 40, 0, "unreadable log"},
-	FlagManifestBroken:    {runner.SeverityWarning, 15, 0, "unreadable manifest"},
-	FlagOutputUnreadable:  {runner.SeverityWarning, 5, 10, "unreadable output"},
+	inspection.FlagRunFailed:         {inspection.SeverityCritical, 50, 40, "the run failed"},
+	inspection.FlagRunIncomplete:     {inspection.SeverityCritical, 50, 40, "the run did not finish"},
+	inspection.FlagMissingBinding:    {inspection.SeverityCritical, 20, 35, "missing binding"},
+	inspection.FlagErrorFile:         {inspection.SeverityCritical, 35, 15, "error file"},
+	inspection.FlagUnhandledError:    {inspection.SeverityCritical, 30, 10, "unhandled error"},
+	inspection.FlagEmptyOutput:       {inspection.SeverityCritical, 10, 35, "empty output"},
+	inspection.FlagOrderMismatch:     {inspection.SeverityWarning, 35, 0, "order mismatch"},
+	inspection.FlagPlaceholder:       {inspection.SeverityCritical, 0, 35, "placeholder output"},
+	inspection.FlagTruncated:         {inspection.SeverityWarning, 0, 35, "truncated output"},
+	inspection.FlagBindingUnparsable: {inspection.SeverityWarning, 15, 20, "unparseable binding"},
+	inspection.FlagBindingEnvelope:   {inspection.SeverityWarning, 10, 0, "binding envelope"},
+	inspection.FlagPublishedMismatch: {inspection.SeverityWarning, 20, 0, "published output mismatch"},
+	inspection.FlagLogUnreadable:     {inspection.SeverityCritical, 40, 0, "unreadable log"},
+	inspection.FlagManifestBroken:    {inspection.SeverityWarning, 15, 0, "unreadable manifest"},
+	inspection.FlagOutputUnreadable:  {inspection.SeverityWarning, 5, 10, "unreadable output"},
 }
 
 // Inspector is the builtin structural inspector. It holds no state and is
@@ -93,31 +66,31 @@ type Inspector struct{}
 // New returns the builtin inspector.
 func New() *Inspector { return &Inspector{} }
 
-// Identity implements runner.Inspector.
+// Identity implements inspection.Inspector.
 func (*Inspector) Identity() string { return Identity }
 
-// Inspect implements runner.Inspector: it reads run.Path and returns the
+// Inspect implements inspection.Inspector: it reads run.Path and returns the
 // inspection at depth. Same directory content and depth give the same
 // inspection. Cost is a deterministic pseudo cost: tokens = bytes read
 // / 4, seconds and USD zero, so reports are byte-identical across
 // machines. Errors: an unknown depth, a run without a directory, or a
 // cancelled ctx.
-func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
-	if depth != runner.Light && depth != runner.Deep {
-		return runner.Inspection{}, fmt.Errorf("builtin: inspect %s: unknown depth %q", run.ID, depth)
+func (in *Inspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
+	if depth != inspection.Light && depth != inspection.Deep {
+		return inspection.Inspection{}, fmt.Errorf("builtin: inspect %s: unknown depth %q", run.ID, depth)
 	}
 	if run.Path == "" {
-		return runner.Inspection{}, fmt.Errorf("builtin: inspect %s: the run has no directory (era %s)", run.ID, run.Era)
+		return inspection.Inspection{}, fmt.Errorf("builtin: inspect %s: the run has no directory (era %s)", run.ID, run.Era)
 	}
 	c := newCheck(ctx, run, depth)
 	if err := c.inspect(); err != nil {
-		return runner.Inspection{}, fmt.Errorf("builtin: inspect %s at %s: %w", run.ID, depth, err)
+		return inspection.Inspection{}, fmt.Errorf("builtin: inspect %s at %s: %w", run.ID, depth, err)
 	}
 	return c.inspection(), nil
 }
 
 // score computes both scores from flags and applies the light caps.
-func score(flags []runner.Flag, depth runner.Depth) (runtime, task float64) {
+func score(flags []inspection.Flag, depth inspection.Depth) (runtime, task float64) {
 	runtime, task = 100, 100
 	for _, f := range flags {
 		d := deductions[f.ID]
@@ -126,9 +99,9 @@ func score(flags []runner.Flag, depth runner.Depth) (runtime, task float64) {
 	}
 	runtime = math.Max(0, math.Min(100, runtime))
 	task = math.Max(0, math.Min(100, task))
-	if depth == runner.Light {
-		runtime = math.Min(runtime, LightRuntimeCap)
-		task = math.Min(task, LightTaskCap)
+	if depth == inspection.Light {
+		runtime = math.Min(runtime, inspection.LightRuntimeCap)
+		task = math.Min(task, inspection.LightTaskCap)
 	}
 	return runtime, task
 }
@@ -136,22 +109,22 @@ func score(flags []runner.Flag, depth runner.Depth) (runtime, task float64) {
 // Verdict applies DESIGN.md's rule: fail if the run did not complete or
 // either score is below 40; pass if both are at least 70 and no flag is
 // critical; partial otherwise.
-func Verdict(completed bool, runtime, task float64, flags []runner.Flag) string {
-	if !completed || runtime < runner.FailBelow || task < runner.FailBelow {
-		return runner.VerdictFail
+func Verdict(completed bool, runtime, task float64, flags []inspection.Flag) string {
+	if !completed || runtime < inspection.FailBelow || task < inspection.FailBelow {
+		return inspection.VerdictFail
 	}
 	for _, f := range flags {
-		if f.Severity == runner.SeverityCritical {
-			return runner.VerdictPartial
+		if f.Severity == inspection.SeverityCritical {
+			return inspection.VerdictPartial
 		}
 	}
-	if runtime >= runner.PassAt && task >= runner.PassAt {
-		return runner.VerdictPass
+	if runtime >= inspection.PassAt && task >= inspection.PassAt {
+		return inspection.VerdictPass
 	}
-	return runner.VerdictPartial
+	return inspection.VerdictPartial
 }
 
-func sortFlags(flags []runner.Flag) {
+func sortFlags(flags []inspection.Flag) {
 	sort.SliceStable(flags, func(i, j int) bool {
 		if flags[i].ID != flags[j].ID {
 			return flags[i].ID < flags[j].ID
@@ -160,12 +133,12 @@ func sortFlags(flags []runner.Flag) {
 	})
 }
 
-func summary(run sampler.Run, depth runner.Depth, flags []runner.Flag, rf, te float64, verdict string) string {
+func summary(run inspection.Run, depth inspection.Depth, flags []inspection.Flag, rf, te float64, verdict string) string {
 	crit := 0
 	ids := map[string]bool{}
 	for _, f := range flags {
 		ids[f.ID] = true
-		if f.Severity == runner.SeverityCritical {
+		if f.Severity == inspection.SeverityCritical {
 			crit++
 		}
 	}

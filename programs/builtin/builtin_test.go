@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/sampler"
 )
 
@@ -37,7 +37,7 @@ func baseRun() map[string]string {
 
 // describeFiles writes files (slash path -> content) into a new run
 // directory named id and describes it.
-func describeFiles(t *testing.T, id string, files map[string]string) sampler.Run {
+func describeFiles(t *testing.T, id string, files map[string]string) inspection.Run {
 	t.Helper()
 	r, err := sampler.Describe(testutil.WriteFiles(t, filepath.Join(t.TempDir(), id), files))
 	if err != nil {
@@ -46,7 +46,7 @@ func describeFiles(t *testing.T, id string, files map[string]string) sampler.Run
 	return r
 }
 
-func writeRun(t *testing.T, files map[string]string) sampler.Run {
+func writeRun(t *testing.T, files map[string]string) inspection.Run {
 	t.Helper()
 	return describeFiles(t, "20260101-000000-abcdef", files)
 }
@@ -59,7 +59,7 @@ type result struct {
 	Services map[string]string
 }
 
-func inspect(t *testing.T, r sampler.Run, d runner.Depth) result {
+func inspect(t *testing.T, r inspection.Run, d inspection.Depth) result {
 	t.Helper()
 	insp, err := New().Inspect(context.Background(), r, d)
 	if err != nil {
@@ -68,7 +68,7 @@ func inspect(t *testing.T, r sampler.Run, d runner.Depth) result {
 	if insp.RunID != r.ID || insp.Depth != d || insp.System != "demo" {
 		t.Errorf("header = %q %q %q", insp.RunID, insp.Depth, insp.System)
 	}
-	if err := runner.CheckInspection(insp); err != nil {
+	if err := inspection.CheckInspection(insp); err != nil {
 		t.Errorf("inspection does not validate: %v", err)
 	}
 	res := result{Flags: []string{}, RF: insp.RuntimeFidelity, TE: insp.TaskEffectiveness, Verdict: insp.Verdict, Services: map[string]string{}}
@@ -183,10 +183,10 @@ func TestInspectChecks(t *testing.T) {
 			files := baseRun()
 			c.edit(files)
 			r := writeRun(t, files)
-			if d := cmp.Diff(c.light, inspect(t, r, runner.Light)); d != "" {
+			if d := cmp.Diff(c.light, inspect(t, r, inspection.Light)); d != "" {
 				t.Errorf("light (-want +got):\n%s", d)
 			}
-			if d := cmp.Diff(c.deep, inspect(t, r, runner.Deep)); d != "" {
+			if d := cmp.Diff(c.deep, inspect(t, r, inspection.Deep)); d != "" {
 				t.Errorf("deep (-want +got):\n%s", d)
 			}
 		})
@@ -194,12 +194,12 @@ func TestInspectChecks(t *testing.T) {
 }
 
 func TestVerdictFollowsTheDesignRule(t *testing.T) {
-	crit := []runner.Flag{{ID: "x", Severity: runner.SeverityCritical}}
-	warn := []runner.Flag{{ID: "x", Severity: runner.SeverityWarning}}
+	crit := []inspection.Flag{{ID: "x", Severity: inspection.SeverityCritical}}
+	warn := []inspection.Flag{{ID: "x", Severity: inspection.SeverityWarning}}
 	cases := []struct {
 		completed bool
 		rf, te    float64
-		flags     []runner.Flag
+		flags     []inspection.Flag
 		want      string
 	}{
 		{true, 70, 70, nil, "pass"},
@@ -222,7 +222,7 @@ func TestInspectIsDeterministic(t *testing.T) {
 	files := baseRun()
 	files["bindings/writer/report.md"] = "TBD\n"
 	r := writeRun(t, files)
-	for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+	for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 		a, err := New().Inspect(context.Background(), r, d)
 		if err != nil {
 			t.Fatal(err)
@@ -249,17 +249,17 @@ func TestInspectRejectsBadInput(t *testing.T) {
 	if _, err := in.Inspect(context.Background(), r, "medium"); err == nil || !strings.Contains(err.Error(), `unknown depth "medium"`) {
 		t.Errorf("bad depth: err = %v", err)
 	}
-	if _, err := in.Inspect(context.Background(), sampler.Run{ID: "s", Era: sampler.EraSaved}, runner.Light); err == nil {
+	if _, err := in.Inspect(context.Background(), inspection.Run{ID: "s", Era: sampler.EraSaved}, inspection.Light); err == nil {
 		t.Error("a run without a directory was inspected")
 	}
 	gone := r
 	gone.Path = filepath.Join(t.TempDir(), "absent")
-	if _, err := in.Inspect(context.Background(), gone, runner.Deep); err == nil || !strings.Contains(err.Error(), "absent") {
+	if _, err := in.Inspect(context.Background(), gone, inspection.Deep); err == nil || !strings.Contains(err.Error(), "absent") {
 		t.Errorf("absent directory: err = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := in.Inspect(ctx, r, runner.Deep); !errors.Is(err, context.Canceled) {
+	if _, err := in.Inspect(ctx, r, inspection.Deep); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
 }
@@ -289,7 +289,7 @@ func TestInspectReadsTheRealSamples(t *testing.T) {
 		"bindings/discover/shortfall.md":         "# shortfall\n\nkind: output\n\n---\n\nNo candidates: every paid call failed.\n",
 	}
 	r := describeFiles(t, "20260526-002449-c2d7c2", files)
-	for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+	for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 		insp, err := New().Inspect(context.Background(), r, d)
 		if err != nil {
 			t.Fatal(err)
@@ -299,11 +299,11 @@ func TestInspectReadsTheRealSamples(t *testing.T) {
 			ids = append(ids, f.ID+"@"+f.Evidence)
 		}
 		wantRunFailed := "run-failed@vm.log.md"
-		if d == runner.Deep {
+		if d == inspection.Deep {
 			wantRunFailed += ":87" // the ---error line, found with grep -n
 		}
 		want := []string{"error-file@workspace/searcher/__error.md:1", wantRunFailed}
-		if diff := cmp.Diff(want, ids); diff != "" || insp.Verdict != runner.VerdictFail {
+		if diff := cmp.Diff(want, ids); diff != "" || insp.Verdict != inspection.VerdictFail {
 			t.Errorf("%s: verdict %s, flags (-want +got):\n%s", d, insp.Verdict, diff)
 		}
 		svc := map[string]string{}

@@ -7,17 +7,17 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/sampler"
 )
 
 // check is one inspection in progress.
 type check struct {
 	ctx     context.Context
-	run     sampler.Run
+	run     inspection.Run
 	dir     *sampler.RunDir
-	depth   runner.Depth
-	flags   []runner.Flag
+	depth   inspection.Depth
+	flags   []inspection.Flag
 	bytes   int64
 	logName string
 	man     sampler.Manifest
@@ -32,7 +32,7 @@ type check struct {
 	recovered map[string]bool
 }
 
-func newCheck(ctx context.Context, run sampler.Run, depth runner.Depth) *check {
+func newCheck(ctx context.Context, run inspection.Run, depth inspection.Depth) *check {
 	set := func(xs []string) map[string]bool {
 		m := map[string]bool{}
 		for _, x := range xs {
@@ -50,7 +50,7 @@ func newCheck(ctx context.Context, run sampler.Run, depth runner.Depth) *check {
 }
 
 func (c *check) flag(id, description, evidence string) {
-	c.flags = append(c.flags, runner.Flag{ID: id, Severity: deductions[id].severity, Description: description, Evidence: evidence})
+	c.flags = append(c.flags, inspection.Flag{ID: id, Severity: deductions[id].severity, Description: description, Evidence: evidence})
 }
 
 // inspect performs the checks of c.depth in a fixed order.
@@ -66,14 +66,14 @@ func (c *check) inspect() error {
 	c.dir = dir
 	c.logName = dir.LogFile()
 	c.loadManifest()
-	if c.depth == runner.Deep && c.logName != "" {
+	if c.depth == inspection.Deep && c.logName != "" {
 		lg, err := dir.ParseLog(c.ctx, c.logName)
 		if cerr := c.ctx.Err(); cerr != nil {
 			return cerr
 		}
 		c.bytes += lg.Bytes
 		if err != nil {
-			c.flag(FlagLogUnreadable, "the log could not be read to the end: "+err.Error(), c.logName)
+			c.flag(inspection.FlagLogUnreadable, "the log could not be read to the end: "+err.Error(), c.logName)
 		}
 		c.log = lg
 	}
@@ -81,7 +81,7 @@ func (c *check) inspect() error {
 	c.checkRecovery()
 	c.checkMissingBindings()
 	c.checkErrorFiles()
-	if c.depth == runner.Light {
+	if c.depth == inspection.Light {
 		return c.checkEmptyOutputsLight()
 	}
 	c.checkOrder()
@@ -92,7 +92,7 @@ func (c *check) inspect() error {
 func (c *check) loadManifest() {
 	man, err := c.dir.LoadManifest(c.ctx, c.run.Era)
 	if err != nil {
-		c.flag(FlagManifestBroken, err.Error(), man.File)
+		c.flag(inspection.FlagManifestBroken, err.Error(), man.File)
 	}
 	if man.File != "" {
 		if fi, err := c.dir.Stat(man.File); err == nil {
@@ -132,15 +132,15 @@ func (c *check) checkOutcome() {
 			msg, line = t.Message, t.Line
 		}
 		d := "the log ends in ---error"
-		if c.log.Terminator == nil && c.depth == runner.Deep {
+		if c.log.Terminator == nil && c.depth == inspection.Deep {
 			d = "the log has no terminator and its front matter says the run failed"
 		}
 		if msg != "" {
 			d += ": " + msg
 		}
-		c.flag(FlagRunFailed, d, c.logEvidence(line))
+		c.flag(inspection.FlagRunFailed, d, c.logEvidence(line))
 	case sampler.StatusIncomplete:
-		c.flag(FlagRunIncomplete, "the log has neither ---end nor ---error: the run stopped or is still running", c.logEvidence(c.log.Lines))
+		c.flag(inspection.FlagRunIncomplete, "the log has neither ---end nor ---error: the run stopped or is still running", c.logEvidence(c.log.Lines))
 	}
 }
 
@@ -158,7 +158,7 @@ func (c *check) missingOf(s string) []string {
 // checkRecovery marks (deep only) services that errored and then
 // completed with all their outputs: the error was handled.
 func (c *check) checkRecovery() {
-	if c.depth != runner.Deep {
+	if c.depth != inspection.Deep {
 		return
 	}
 	for s := range c.errored {
@@ -180,7 +180,7 @@ func (c *check) checkMissingBindings() {
 	sort.Strings(services)
 	for _, s := range services {
 		owed := c.completed[s] || c.completedRun()
-		if c.depth == runner.Deep && c.skipped[s] && !c.completed[s] {
+		if c.depth == inspection.Deep && c.skipped[s] && !c.completed[s] {
 			owed = false
 		}
 		miss := c.missingOf(s)
@@ -191,7 +191,7 @@ func (c *check) checkMissingBindings() {
 		if c.completed[s] {
 			why = "completed"
 		}
-		c.flag(FlagMissingBinding, fmt.Sprintf("service %s %s but %d of its %d outputs are missing", s, why, len(miss), len(c.outputs[s])),
+		c.flag(inspection.FlagMissingBinding, fmt.Sprintf("service %s %s but %d of its %d outputs are missing", s, why, len(miss), len(c.outputs[s])),
 			strings.Join(miss, ", "))
 	}
 }
@@ -211,7 +211,7 @@ func (c *check) checkErrorFiles() {
 		if c.recovered[s] {
 			continue
 		}
-		c.flag(FlagErrorFile, fmt.Sprintf("service %s left %s", s, sampler.ErrorFileName), p+":1")
+		c.flag(inspection.FlagErrorFile, fmt.Sprintf("service %s left %s", s, sampler.ErrorFileName), p+":1")
 	}
 }
 
@@ -225,11 +225,11 @@ func (c *check) checkEmptyOutputsLight() error {
 			err = fmt.Errorf("%s: %w", p, sampler.ErrNotRegular)
 		}
 		if err != nil {
-			c.flag(FlagOutputUnreadable, err.Error(), p)
+			c.flag(inspection.FlagOutputUnreadable, err.Error(), p)
 			continue
 		}
 		if fi.Size() == 0 {
-			c.flag(FlagEmptyOutput, "the output is 0 bytes", p)
+			c.flag(inspection.FlagEmptyOutput, "the output is 0 bytes", p)
 		}
 	}
 	return nil
@@ -259,7 +259,7 @@ func (c *check) checkOrder() {
 			continue
 		}
 		if r < maxRank {
-			c.flag(FlagOrderMismatch, fmt.Sprintf("the log runs %s after %s, but the manifest (%s) orders %s first",
+			c.flag(inspection.FlagOrderMismatch, fmt.Sprintf("the log runs %s after %s, but the manifest (%s) orders %s first",
 				s.Service, maxSvc, c.manifestStep(r), s.Service), c.logEvidence(s.First))
 			continue
 		}
@@ -302,29 +302,29 @@ func (c *check) checkUnhandledErrors() {
 				}
 			}
 		}
-		c.flag(FlagUnhandledError, fmt.Sprintf("service %s errored and did not recover, yet the run ended with ---end", s), ev)
+		c.flag(inspection.FlagUnhandledError, fmt.Sprintf("service %s errored and did not recover, yet the run ended with ---end", s), ev)
 	}
 }
 
-func (c *check) inspection() runner.Inspection {
+func (c *check) inspection() inspection.Inspection {
 	if c.flags == nil {
-		c.flags = []runner.Flag{}
+		c.flags = []inspection.Flag{}
 	}
 	sortFlags(c.flags)
 	rf, te := score(c.flags, c.depth)
 	verdict := Verdict(c.completedRun(), rf, te, c.flags)
-	return runner.Inspection{
+	return inspection.Inspection{
 		RunID: c.run.ID, System: c.run.System, Depth: c.depth,
 		RuntimeFidelity: rf, TaskEffectiveness: te,
 		Services: c.services(), Flags: c.flags, Verdict: verdict,
 		Summary: summary(c.run, c.depth, c.flags, rf, te, verdict),
-		Cost:    runner.Cost{Tokens: c.bytes / 4},
+		Cost:    inspection.Cost{Tokens: c.bytes / 4},
 	}
 }
 
 // services lists every declared or seen service with its status:
 // recovered (deep), errored, completed, skipped or not-run.
-func (c *check) services() []runner.Service {
+func (c *check) services() []inspection.Service {
 	all := map[string]bool{}
 	for _, list := range [][]string{c.run.ServicesDeclared, c.run.ServicesCompleted, c.run.ServicesErrored, c.run.ServicesSkipped} {
 		for _, s := range list {
@@ -336,7 +336,7 @@ func (c *check) services() []runner.Service {
 		names = append(names, s)
 	}
 	sort.Strings(names)
-	out := make([]runner.Service, 0, len(names))
+	out := make([]inspection.Service, 0, len(names))
 	for _, s := range names {
 		st := "not-run"
 		switch {
@@ -349,7 +349,7 @@ func (c *check) services() []runner.Service {
 		case c.skipped[s]:
 			st = "skipped"
 		}
-		out = append(out, runner.Service{Name: s, Status: st})
+		out = append(out, inspection.Service{Name: s, Status: st})
 	}
 	return out
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/sampler"
 )
 
@@ -48,7 +48,7 @@ func TestInspectAgreesWithCorpusManifest(t *testing.T) {
 		if !r.Valid {
 			continue
 		}
-		for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+		for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 			insp, err := in.Inspect(context.Background(), r, d)
 			if err != nil {
 				t.Fatal(err)
@@ -63,7 +63,7 @@ func TestInspectAgreesWithCorpusManifest(t *testing.T) {
 			}
 			sort.Strings(got)
 			want, wv := e.LightSees, e.LightVerdict
-			if d == runner.Deep {
+			if d == inspection.Deep {
 				want, wv = e.DeepSees, e.DeepVerdict
 			}
 			sort.Strings(want)

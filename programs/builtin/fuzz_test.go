@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // FuzzOutputChecks feeds arbitrary output bytes to the deep substance
@@ -20,7 +19,7 @@ func FuzzOutputChecks(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c := newCheck(context.Background(), sampler.Run{ID: "r", Path: t.TempDir()}, runner.Deep)
+		c := newCheck(context.Background(), inspection.Run{ID: "r", Path: t.TempDir()}, inspection.Deep)
 		c.checkText("bindings/x/out.md", b, true)
 		c.checkJSON("bindings/x/out.json", b, true)
 		c.checkPublished("world-model/x/published.json", b)

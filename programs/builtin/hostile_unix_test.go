@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/sampler"
 )
 
 // inspectWithin inspects at both depths, failing if a call does not
 // return within 5 s (a blocked open of a pipe).
-func inspectWithin(t *testing.T, r sampler.Run) map[runner.Depth]runner.Inspection {
+func inspectWithin(t *testing.T, r inspection.Run) map[inspection.Depth]inspection.Inspection {
 	t.Helper()
-	out := map[runner.Depth]runner.Inspection{}
-	for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+	out := map[inspection.Depth]inspection.Inspection{}
+	for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 		done := make(chan struct{})
-		var insp runner.Inspection
+		var insp inspection.Inspection
 		var err error
 		go func() {
 			defer close(done)
@@ -41,7 +41,7 @@ func inspectWithin(t *testing.T, r sampler.Run) map[runner.Depth]runner.Inspecti
 	return out
 }
 
-func flagIDs(insp runner.Inspection) string {
+func flagIDs(insp inspection.Inspection) string {
 	var ids []string
 	for _, f := range insp.Flags {
 		ids = append(ids, f.ID+"@"+f.Evidence)
@@ -69,7 +69,7 @@ func TestInspectNeverOpensANamedPipe(t *testing.T) {
 	got := inspectWithin(t, r)
 	for d, insp := range got {
 		flags := flagIDs(insp)
-		if !strings.Contains(flags, FlagManifestBroken+"@") || !strings.Contains(flags, FlagOutputUnreadable+"@bindings/writer/report.md") {
+		if !strings.Contains(flags, inspection.FlagManifestBroken+"@") || !strings.Contains(flags, inspection.FlagOutputUnreadable+"@bindings/writer/report.md") {
 			t.Errorf("%s flags %q: want the manifest and the piped output reported unreadable", d, flags)
 		}
 	}
@@ -90,12 +90,12 @@ func TestInspectReadsNothingOutsideTheRun(t *testing.T) {
 	if err := os.Symlink(secret, report); err != nil {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
-	deep := inspectWithin(t, r)[runner.Deep]
+	deep := inspectWithin(t, r)[inspection.Deep]
 	flags := flagIDs(deep)
-	if strings.Contains(flags, FlagPlaceholder) {
+	if strings.Contains(flags, inspection.FlagPlaceholder) {
 		t.Errorf("deep flags %q: the outside file was read", flags)
 	}
-	if !strings.Contains(flags, FlagOutputUnreadable+"@bindings/writer/report.md") {
+	if !strings.Contains(flags, inspection.FlagOutputUnreadable+"@bindings/writer/report.md") {
 		t.Errorf("deep flags %q: want the output reported unreadable", flags)
 	}
 	// Described afresh, the link is not a binding at all.

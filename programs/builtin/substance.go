@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/sampler"
 )
 
@@ -44,7 +45,7 @@ func (c *check) checkOutputsDeep() error {
 		}
 		b, whole, err := c.readOutput(p)
 		if err != nil {
-			c.flag(FlagOutputUnreadable, err.Error(), p)
+			c.flag(inspection.FlagOutputUnreadable, err.Error(), p)
 			continue
 		}
 		if bytes.IndexByte(b, 0) >= 0 {
@@ -94,14 +95,14 @@ func (c *check) checkPlaceholder(p string, b []byte, base int) {
 	if len(line) > 60 {
 		line = append(line[:57:57], "..."...)
 	}
-	c.flag(FlagPlaceholder, fmt.Sprintf("the output holds placeholder text: %q", line), fmt.Sprintf("%s:%d", p, base+lineOf(b, best)-1))
+	c.flag(inspection.FlagPlaceholder, fmt.Sprintf("the output holds placeholder text: %q", line), fmt.Sprintf("%s:%d", p, base+lineOf(b, best)-1))
 }
 
 // checkJSON: whitespace-only is empty; JSON that ends early is truncated,
 // other invalid JSON is unparseable; then placeholders.
 func (c *check) checkJSON(p string, b []byte, whole bool) {
 	if len(bytes.TrimSpace(b)) == 0 {
-		c.flag(FlagEmptyOutput, fmt.Sprintf("the output is empty (%d bytes of whitespace)", len(b)), p)
+		c.flag(inspection.FlagEmptyOutput, fmt.Sprintf("the output is empty (%d bytes of whitespace)", len(b)), p)
 		return
 	}
 	if whole {
@@ -110,9 +111,9 @@ func (c *check) checkJSON(p string, b []byte, whole bool) {
 			var se *json.SyntaxError
 			switch {
 			case errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &se) && int(se.Offset) >= len(bytes.TrimRight(b, " \t\r\n"))):
-				c.flag(FlagTruncated, "the JSON output ends before its value is complete", fmt.Sprintf("%s:%d", p, lineOf(b, len(b))))
+				c.flag(inspection.FlagTruncated, "the JSON output ends before its value is complete", fmt.Sprintf("%s:%d", p, lineOf(b, len(b))))
 			default:
-				c.flag(FlagBindingUnparsable, "the JSON output does not parse: "+err.Error(), p)
+				c.flag(inspection.FlagBindingUnparsable, "the JSON output does not parse: "+err.Error(), p)
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func (c *check) checkText(p string, b []byte, whole bool) {
 		var ok bool
 		body, bodyLine, ok = envelope(b)
 		if !ok {
-			c.flag(FlagBindingEnvelope, "the binding lacks its envelope (a `# name` heading, `kind:` and a `---` rule)", p+":1")
+			c.flag(inspection.FlagBindingEnvelope, "the binding lacks its envelope (a `# name` heading, `kind:` and a `---` rule)", p+":1")
 		}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -161,7 +162,7 @@ func (c *check) checkText(p string, b []byte, whole bool) {
 		if len(b) > 0 {
 			what = "the output has no content after its envelope"
 		}
-		c.flag(FlagEmptyOutput, what, p)
+		c.flag(inspection.FlagEmptyOutput, what, p)
 		return
 	}
 	c.checkPlaceholder(p, body, bodyLine)
@@ -176,7 +177,7 @@ func (c *check) checkText(p string, b []byte, whole bool) {
 // a letter or a comma).
 func (c *check) checkTruncated(p string, file, body []byte, bodyLine int) {
 	if loc := truncMarkerRE.FindIndex(body); loc != nil {
-		c.flag(FlagTruncated, "the output says it was truncated", fmt.Sprintf("%s:%d", p, bodyLine+lineOf(body, loc[0])-1))
+		c.flag(inspection.FlagTruncated, "the output says it was truncated", fmt.Sprintf("%s:%d", p, bodyLine+lineOf(body, loc[0])-1))
 		return
 	}
 	fences, open := 0, 0
@@ -189,7 +190,7 @@ func (c *check) checkTruncated(p string, file, body []byte, bodyLine int) {
 		}
 	}
 	if fences%2 == 1 {
-		c.flag(FlagTruncated, "a code fence is opened and never closed", fmt.Sprintf("%s:%d", p, open))
+		c.flag(inspection.FlagTruncated, "a code fence is opened and never closed", fmt.Sprintf("%s:%d", p, open))
 		return
 	}
 	if bytes.HasSuffix(file, []byte("\n")) {
@@ -197,7 +198,7 @@ func (c *check) checkTruncated(p string, file, body []byte, bodyLine int) {
 	}
 	last := file[len(file)-1]
 	if last == ',' || last == ';' || (last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z') {
-		c.flag(FlagTruncated, "the output stops mid-sentence (no closing punctuation, no final newline)",
+		c.flag(inspection.FlagTruncated, "the output stops mid-sentence (no closing punctuation, no final newline)",
 			fmt.Sprintf("%s:%d", p, lineOf(file, len(file))))
 	}
 }
@@ -217,7 +218,7 @@ type published struct {
 func (c *check) checkPublished(p string, b []byte) {
 	var pub published
 	if err := json.Unmarshal(b, &pub); err != nil {
-		c.flag(FlagBindingUnparsable, "published.json does not parse: "+err.Error(), p)
+		c.flag(inspection.FlagBindingUnparsable, "published.json does not parse: "+err.Error(), p)
 		return
 	}
 	for _, o := range pub.Outputs {
@@ -229,28 +230,28 @@ func (c *check) checkPublished(p string, b []byte) {
 		full := filepath.Join(c.run.Path, filepath.FromSlash(path.Clean(o.Path)))
 		rel, err := filepath.Rel(c.run.Path, full)
 		if err != nil || !filepath.IsLocal(rel) {
-			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s points outside the run: %s", o.Name, o.Path), p)
+			c.flag(inspection.FlagPublishedMismatch, fmt.Sprintf("output %s points outside the run: %s", o.Name, o.Path), p)
 			continue
 		}
 		f, _, err := c.dir.Open(filepath.ToSlash(rel))
 		switch {
 		case errors.Is(err, sampler.ErrOutsideRun):
-			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s points outside the run: %s", o.Name, o.Path), p)
+			c.flag(inspection.FlagPublishedMismatch, fmt.Sprintf("output %s points outside the run: %s", o.Name, o.Path), p)
 			continue
 		case err != nil:
-			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s is listed but absent: %s", o.Name, o.Path), p)
+			c.flag(inspection.FlagPublishedMismatch, fmt.Sprintf("output %s is listed but absent: %s", o.Name, o.Path), p)
 			continue
 		}
 		h := sha256.New()
 		_, err = io.Copy(h, io.LimitReader(f, maxPublishedHash))
 		f.Close()
 		if err != nil {
-			c.flag(FlagOutputUnreadable, err.Error(), o.Path)
+			c.flag(inspection.FlagOutputUnreadable, err.Error(), o.Path)
 			continue
 		}
 		want := strings.TrimPrefix(o.SHA256, "sha256:")
 		if want != "" && want != hex.EncodeToString(h.Sum(nil)) {
-			c.flag(FlagPublishedMismatch, fmt.Sprintf("output %s does not match its published sha256", o.Name), p)
+			c.flag(inspection.FlagPublishedMismatch, fmt.Sprintf("output %s does not match its published sha256", o.Name), p)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 )
 
@@ -29,21 +30,6 @@ func BuiltinPrompt(depth runner.Depth) string {
 	return builtinDeepPrompt
 }
 
-// Score caps of the light depth (DESIGN.md); deep is uncapped.
-const (
-	LightRuntimeCap = 85
-	LightTaskCap    = 80
-)
-
-// FlagIDs are the flag ids the built-in prompts ask the model to use
-// when they fit: the builtin inspector's, so that LLM and builtin flags
-// compare by id.
-var FlagIDs = []string{
-	"run-failed", "run-incomplete", "missing-binding", "error-file", "unhandled-error",
-	"empty-output", "order-mismatch", "placeholder-output", "truncated-output",
-	"binding-unparseable", "binding-envelope", "published-mismatch",
-}
-
 // PromptData is what a prompt template can use. The system prompt holds
 // nothing run-specific, so it is one cacheable prefix for every call at a
 // depth; the run itself follows in the user message (see Pack).
@@ -55,7 +41,7 @@ type PromptData struct {
 	// RuntimeCap and TaskCap are the score caps at Depth: 85 and 80 at
 	// light, 100 at deep.
 	RuntimeCap, TaskCap int
-	// FlagIDs is FlagIDs joined by ", ".
+	// FlagIDs is inspection.DefectFlagIDs joined by ", ".
 	FlagIDs string
 	// LogFiles and ManifestFiles name the well-known files shown at light.
 	LogFiles, ManifestFiles string
@@ -119,12 +105,12 @@ func promptData(depth runner.Depth) PromptData {
 		Schema:        schemaText(),
 		RuntimeCap:    100,
 		TaskCap:       100,
-		FlagIDs:       strings.Join(FlagIDs, ", "),
+		FlagIDs:       strings.Join(inspection.DefectFlagIDs(), ", "),
 		LogFiles:      strings.Join(logFiles, " or "),
 		ManifestFiles: strings.Join(manifestFiles, ", "),
 	}
 	if depth == runner.Light {
-		d.RuntimeCap, d.TaskCap = LightRuntimeCap, LightTaskCap
+		d.RuntimeCap, d.TaskCap = inspection.LightRuntimeCap, inspection.LightTaskCap
 	}
 	return d
 }

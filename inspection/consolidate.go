@@ -1,15 +1,4 @@
-package runner
-
-// verdictRank orders verdicts from the strictest: fail < partial < pass.
-func verdictRank(v string) int {
-	switch v {
-	case VerdictFail:
-		return 0
-	case VerdictPartial:
-		return 1
-	}
-	return 2
-}
+package inspection
 
 // Consolidate turns the K repeated inspections of one run at one depth
 // (--repeat K) into the one inspection the paired statistics use:
@@ -34,7 +23,7 @@ func Consolidate(repeats []Inspection) Inspection {
 	var count [3]int
 	var rf, te float64
 	for _, r := range repeats {
-		count[verdictRank(r.Verdict)]++
+		count[VerdictRank(r.Verdict)]++
 		rf += r.RuntimeFidelity
 		te += r.TaskEffectiveness
 	}

@@ -1,4 +1,4 @@
-package runner
+package inspection
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // inspectionJSON is the wire form of an Inspection: pointers tell a
@@ -149,31 +147,4 @@ func checkScore(name string, v float64) error {
 		return &FieldError{Field: name, Err: fmt.Errorf("%v is outside 0..100", v)}
 	}
 	return nil
-}
-
-// conform checks an inspection returned for run at depth and fills an
-// empty run_id, depth or system from the run. A mismatch or an invalid value is a permanent
-// error: asking again would give the same answer.
-func conform(insp Inspection, run sampler.Run, depth Depth) (Inspection, error) {
-	switch insp.RunID {
-	case "":
-		insp.RunID = run.ID
-	case run.ID:
-	default:
-		return insp, Permanent(&FieldError{Field: "run_id", Err: fmt.Errorf("%q, want %q", insp.RunID, run.ID)})
-	}
-	switch insp.Depth {
-	case "":
-		insp.Depth = depth
-	case depth:
-	default:
-		return insp, Permanent(&FieldError{Field: "depth", Err: fmt.Errorf("%q, want %q", insp.Depth, depth)})
-	}
-	if insp.System == "" {
-		insp.System = run.System
-	}
-	if err := CheckInspection(insp); err != nil {
-		return insp, Permanent(err)
-	}
-	return insp, nil
 }
