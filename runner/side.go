@@ -119,7 +119,7 @@ type side struct {
 func newSide(depth inspection.Depth, insp inspection.Inspector, o SideOptions) *side {
 	s := &side{depth: depth, insp: insp, identity: insp.Identity(), price: o.Price}
 	s.cost.Identity = s.identity
-	if b, ok := insp.(inspection.Billed); ok {
+	if b, ok := inspection.As[inspection.Billed](insp); ok {
 		s.billed = b
 		s.cost.Model = b.Model()
 		if o.Price != nil {
@@ -141,7 +141,7 @@ func (s *side) worstFor(run inspection.Run) float64 {
 	if s.price == nil || s.billed == nil {
 		return 0
 	}
-	if rb, ok := s.billed.(inspection.RunBound); ok {
+	if rb, ok := inspection.As[inspection.RunBound](s.insp); ok {
 		in, out := rb.MaxRunTokens(run, s.depth)
 		return s.price.USD(inspection.Usage{Input: in, Output: out})
 	}
