@@ -19,6 +19,7 @@ import (
 	"sort"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -120,7 +121,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	// file) has nothing to say about the others: they are left out, not
 	// failed (the deep side's coverage is the deep subset instead).
 	uncovered := 0
-	if cov, ok := cfg.Light.(Coverage); ok {
+	if cov, ok := inspection.As[inspection.Coverage](cfg.Light); ok {
 		kept := runs[:0:0]
 		for _, r := range runs {
 			if cov.Covers(r.ID, runner.Light) {
@@ -164,9 +165,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	// 4 and 5. statistician and advisor, on a report that says what it was
 	// computed from.
 	rep := newReport(cfg, sample, design)
-	if u, ok := cfg.Deep.(interface{ Unattributed() []string }); ok {
+	if u, ok := inspection.As[inspection.Unattributed](cfg.Deep); ok {
 		rep.Sample.Rejected = u.Unattributed()
-	} else if u, ok := cfg.Light.(interface{ Unattributed() []string }); ok {
+	} else if u, ok := inspection.As[inspection.Unattributed](cfg.Light); ok {
 		rep.Sample.Rejected = u.Unattributed()
 	}
 	Fill(rep, data)

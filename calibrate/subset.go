@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -59,16 +60,10 @@ type Subset struct {
 // inverse-probability weights stay bounded (at most 2N/n).
 const UniformFloorShare = 0.5
 
-// Coverage is implemented by a deep source that holds inspections of some
-// runs only (saved human labels): the runs it covers are the deep subset.
-type Coverage interface {
-	// Covers reports whether the source holds an inspection of run id at
-	// depth.
-	Covers(runID string, depth runner.Depth) bool
-	// InclusionProbability returns the probability with which the run was
-	// chosen for deep labelling, when the source records it.
-	InclusionProbability(runID string) (float64, bool)
-}
+// Coverage is inspection.Coverage.
+//
+// Transitional alias: the capability moved to package inspection.
+type Coverage = inspection.Coverage
 
 func (s Subset) check() error {
 	switch {
@@ -120,7 +115,7 @@ type design struct {
 // design decides the deep subset over the sampled runs.
 func (s Subset) design(runs []sampler.Run, deep runner.Inspector) design {
 	d := design{policy: PolicyAll, subset: s, n: len(runs)}
-	cov, covers := deep.(Coverage)
+	cov, covers := inspection.As[inspection.Coverage](deep)
 	if covers {
 		in := map[string]bool{}
 		for _, r := range runs {

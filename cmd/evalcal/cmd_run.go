@@ -18,6 +18,7 @@ import (
 
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -62,24 +63,16 @@ type runOptions struct {
 	Escalation escalationFlags
 
 	// LLM judges and cost (issue 8).
-	BaseURL, LightBaseURL, DeepBaseURL string
-	LightKeyFile, DeepKeyFile          string
-	LightPrompt, DeepPrompt            string
-	Temperature                        float64
-	MaxOutputTokens                    int64
-	PromptTokens                       int64
-	JudgeSeed                          int64
-	RPM                                float64
-	Prices                             []string
-	PriceFile                          string
-	MaxCost                            float64
-	MaxRetryWait                       time.Duration
+	LLM          llmOptions
+	RPM          float64
+	Prices       []string
+	PriceFile    string
+	MaxCost      float64
+	MaxRetryWait time.Duration
 
 	shardIndex, shardCount int    // from Shard, 1-based
 	shardSource            string // where Shard came from (shardFromFlag)
 	retriesGiven           bool
-	judgeSeedGiven         bool
-	temperatureGiven       bool
 }
 
 // maxBins bounds --bins, checked before any allocation (--shard is
@@ -124,8 +117,7 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 			o.args, o.Paths = f.args, args
 			o.Output.formatGiven = c.Flags().Changed("format")
 			o.retriesGiven = c.Flags().Changed("retries")
-			o.judgeSeedGiven = c.Flags().Changed("judge-seed")
-			o.temperatureGiven = c.Flags().Changed("temperature")
+			o.LLM.seedGiven = c.Flags().Changed("judge-seed")
 			o.Escalation.riskGiven = c.Flags().Changed("risk")
 			if err := o.validate(); err != nil {
 				return err
@@ -143,7 +135,7 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 
 // addFlags defines run's flags on fs.
 func (o *runOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Inspector, "inspector", "builtin", "`SPEC` of the inspector at both depths: "+specKinds)
+	fs.StringVar(&o.Inspector, "inspector", "builtin", "`SPEC` of the inspector at both depths: "+specKinds())
 	fs.StringVar(&o.Light, "light", "", "`SPEC` of the light inspector (default: --inspector)")
 	fs.StringVar(&o.Deep, "deep", "", "`SPEC` of the deep inspector (default: --inspector); saved:FILE calibrates against your labels")
 	fs.StringVar(&o.Inspections, "inspections", "", "saved inspections `FILE` (JSONL); same as --inspector saved:FILE")
@@ -166,17 +158,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure) or stratified (by light verdict x system, Neyman allocation)")
 	fs.StringVar(&o.DeepSubset, "deep-subset", "", "how a deep source covering some runs only chose them: random (`HOW`); unset, random is assumed and the report says so")
 	fs.IntVar(&o.Repeat, "repeat", 1, fmt.Sprintf("call each side `K` times per run (1..%d) to measure its repeatability", maxRepeat))
-	fs.StringVar(&o.BaseURL, "base-url", "", "API base `URL` of both LLM sides (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
-	fs.StringVar(&o.LightBaseURL, "light-base-url", "", "API base `URL` of the light LLM judge (overrides --base-url)")
-	fs.StringVar(&o.DeepBaseURL, "deep-base-url", "", "API base `URL` of the deep LLM judge (overrides --base-url)")
-	fs.StringVar(&o.LightKeyFile, "light-key-file", "", "read the light judge's API key from `FILE` (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-	fs.StringVar(&o.DeepKeyFile, "deep-key-file", "", "read the deep judge's API key from `FILE`")
-	fs.StringVar(&o.LightPrompt, "light-prompt", "", "prompt template `FILE` of the light LLM judge (default: built in)")
-	fs.StringVar(&o.DeepPrompt, "deep-prompt", "", "prompt template `FILE` of the deep LLM judge (default: built in)")
-	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling `T` of the LLM judges (0..2)")
-	fs.Int64Var(&o.MaxOutputTokens, "max-output-tokens", 0, "`N` tokens at most in one LLM answer (default: the judge's)")
-	fs.Int64Var(&o.PromptTokens, "prompt-tokens", 0, "token budget `N` for a run's files in one LLM prompt (default: the judge's)")
-	fs.Int64Var(&o.JudgeSeed, "judge-seed", 0, "`SEED` sent to OpenAI judges (not sent unless given)")
+	o.LLM.addFlags(fs)
 	fs.Float64Var(&o.RPM, "rpm", 0, "at most `N` requests per minute to each side (0 = no limit)")
 	fs.StringArrayVar(&o.Prices, "price", nil, "`MODEL=IN/OUT[/CACHED]` price in USD per million tokens (repeatable)")
 	fs.StringVar(&o.PriceFile, "price-file", "", "YAML `FILE` of prices: MODEL: {input: X, output: Y, cached_input: Z}")
@@ -242,10 +224,6 @@ func (o *runOptions) validate() error {
 		return usageErrorf("run: --deep-subset must be random, got %q", o.DeepSubset)
 	case o.Repeat < 1 || o.Repeat > maxRepeat:
 		return usageErrorf("run: --repeat must be in [1, %d], got %d", maxRepeat, o.Repeat)
-	case math.IsNaN(o.Temperature) || o.Temperature < 0 || o.Temperature > 2:
-		return usageErrorf("run: --temperature must be in [0, 2], got %v", o.Temperature)
-	case o.MaxOutputTokens < 0 || o.PromptTokens < 0:
-		return usageErrorf("run: --max-output-tokens and --prompt-tokens must be 0 (default) or more")
 	case math.IsNaN(o.RPM) || o.RPM < 0 || math.IsInf(o.RPM, 0):
 		return usageErrorf("run: --rpm must be 0 (no limit) or more, got %v", o.RPM)
 	case math.IsNaN(o.MaxCost) || o.MaxCost < 0 || math.IsInf(o.MaxCost, 0):
@@ -254,6 +232,9 @@ func (o *runOptions) validate() error {
 		return usageErrorf("run: --max-retry-wait must be positive, got %s", o.MaxRetryWait)
 	}
 	if err := o.Escalation.validate(o); err != nil {
+		return err
+	}
+	if err := o.LLM.validate(); err != nil {
 		return err
 	}
 	for _, p := range o.Prices {
@@ -271,7 +252,7 @@ func (o *runOptions) validate() error {
 		}
 		o.shardIndex, o.shardCount, o.shardSource = i, n, source
 	}
-	inputs := []string{o.Baseline, o.PriceFile, o.LightPrompt, o.DeepPrompt, o.Escalation.Escalate}
+	inputs := []string{o.Baseline, o.PriceFile, o.LLM.LightPrompt, o.LLM.DeepPrompt, o.Escalation.Escalate}
 	for _, spec := range []string{o.Light, o.Deep} {
 		if path := specFile(spec); path != "" {
 			inputs = append(inputs, path)
@@ -398,10 +379,10 @@ func (o *runOptions) runnerOptions(s sides) (runner.Options, error) {
 	if o.MaxCost > 0 {
 		for _, side := range []struct {
 			name string
-			in   runner.Inspector
+			in   inspection.Inspector
 			p    *runner.Price
 		}{{"light", s.light, opts.Light.Price}, {"deep", s.deep, opts.Deep.Price}} {
-			if b, ok := side.in.(runner.Billed); ok && side.p == nil {
+			if b, ok := inspection.As[inspection.Billed](side.in); ok && side.p == nil {
 				return opts, usageErrorf("run: --max-cost needs the price of every model used; the %s side's model %s has none (give --price %s=IN/OUT)",
 					side.name, b.Model(), b.Model())
 			}

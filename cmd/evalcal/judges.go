@@ -15,60 +15,44 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/evalcal/evalcal/programs/builtin"
-	execinspector "github.com/evalcal/evalcal/programs/exec"
-	"github.com/evalcal/evalcal/programs/importers"
-	"github.com/evalcal/evalcal/programs/saved"
+	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/programs/all"
+	"github.com/evalcal/evalcal/programs/spec"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
 
-// specKinds are the inspector specs --light, --deep and --inspector take.
-const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS] or promptfoo:FILE[#ASSERTION][?OPTIONS]"
+// specKinds are the inspector specs --light, --deep and --inspector take,
+// as the help lists them.
+func specKinds() string { return all.Kinds().Usage() }
 
 // checkSpec checks the form of an inspector spec before any work.
-func checkSpec(flag, spec string) error {
-	kind, rest, _ := strings.Cut(spec, ":")
+func checkSpec(flag, s string) error {
+	_, _, err := all.Kinds().Parse(s)
 	switch {
-	case spec == "builtin":
-		return nil
-	case (kind == "inspect" || kind == "promptfoo") && rest != "":
-		// The mapping options (#SCORER?OPTIONS) are checked before any work.
-		_, sel := importers.SplitSpec(rest)
-		if _, _, err := importers.ParseSelector(kind, sel); err != nil {
-			return usageErrorf("run: --%s: %w", flag, err)
-		}
-		return nil
-	case (kind == "exec" || kind == "saved" || kind == "openai" || kind == "anthropic") && rest != "":
-		return nil
+	case errors.Is(err, spec.ErrForm):
+		return usageErrorf("run: --%s must be %s, got %q", flag, specKinds(), s)
+	case err != nil:
+		return usageErrorf("run: --%s: %w", flag, err)
 	}
-	return usageErrorf("run: --%s must be %s, got %q", flag, specKinds, spec)
+	return nil
 }
 
 // bringsRuns reports whether spec names results that bring their own runs
 // (saved inspections, imported inspect_ai or promptfoo results), so that no
 // run PATH is needed.
-func bringsRuns(spec string) bool { return specFile(spec) != "" }
+func bringsRuns(s string) bool { return specFile(s) != "" }
 
 // specFile is the file a saved or imported spec reads, or "".
-func specFile(spec string) string {
-	kind, rest, _ := strings.Cut(spec, ":")
-	switch kind {
-	case "saved":
-		return rest
-	case "inspect", "promptfoo":
-		path, _ := importers.SplitSpec(rest)
-		return path
-	}
-	return ""
-}
+func specFile(s string) string { return all.Kinds().File(s) }
 
 // sides are the two inspectors a run calibrates, with the runs a saved
 // source brings when no PATH is given.
 type sides struct {
-	light, deep runner.Inspector
+	light, deep inspection.Inspector
 	runs        []sampler.Run
-	// llm is true when a side is an LLM judge (retries default higher).
+	// llm is true when a side is billed per token (an LLM judge): retries
+	// default higher.
 	llm bool
 	// imported is true when a side imports another tool's results: its runs
 	// are one task's samples, so a one-system sample is expected.
@@ -85,77 +69,49 @@ func (s sides) Close() {
 	}
 }
 
-// openSides builds the light and deep inspectors from their specs. One spec
-// on both sides is one inspector (one saved file is read once, one exec
-// command parsed once). A saved file on one side only is keyed in the cache
-// by its content, since its runs come from discovery.
+// openSides builds the light and deep inspectors from their specs through
+// the registry of spec kinds (programs/all). One spec on both sides is one
+// inspector (one saved file is read once, one exec command parsed once),
+// opened knowing it is used on both (spec.Env.Both).
 func openSides(ctx context.Context, o *runOptions) (sides, error) {
 	var s sides
-	opened := map[string]runner.Inspector{}
+	kinds := all.Kinds()
+	opened := map[string]inspection.Inspector{}
 	var savedRuns [][]sampler.Run
-	open := func(flag, spec string) (runner.Inspector, error) {
-		if in, ok := opened[spec]; ok {
+	open := func(flag, text string) (inspection.Inspector, error) {
+		if in, ok := opened[text]; ok {
 			return in, nil
 		}
-		kind, rest, _ := strings.Cut(spec, ":")
-		var in runner.Inspector
-		switch kind {
-		case "builtin":
-			in = builtin.New()
-		case "exec":
-			e, err := execinspector.New(rest)
-			if err != nil {
-				return nil, usageErrorf("run: --%s: %v", flag, err)
-			}
-			in = e
-		case "saved":
-			if err := checkRegular(rest); err != nil {
-				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
-			}
-			sv, runs, err := saved.LoadContext(ctx, rest)
-			if err != nil {
-				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
-			}
-			savedRuns = append(savedRuns, runs)
-			in = sv
-		case "inspect", "promptfoo":
-			path, sel := importers.SplitSpec(rest)
-			sel, mapping, err := importers.ParseSelector(kind, sel)
-			if err != nil {
-				return nil, usageErrorf("run: --%s: %w", flag, err)
-			}
-			if err := checkRegular(path); err != nil {
-				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
-			}
-			load := importers.LoadInspectWith
-			if kind == "promptfoo" {
-				load = importers.LoadPromptfooWith
-			}
-			src, runs, err := load(ctx, path, sel, mapping)
-			if err != nil {
-				if errors.Is(err, importers.ErrChooseScorer) || errors.Is(err, importers.ErrUnknownSelector) {
-					return nil, usageErrorf("run: --%s: %v", flag, err)
-				}
-				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
-			}
-			savedRuns = append(savedRuns, runs)
-			s.imported = true
-			in = src
-		case "openai", "anthropic":
-			j, err := openJudge(kind, rest, flag, o)
-			if err != nil {
-				return nil, err
-			}
-			s.llm = true
-			in = j
-		default:
-			return nil, checkSpec(flag, spec)
+		kind, arg, err := kinds.Parse(text)
+		if err != nil {
+			return nil, checkSpec(flag, text)
 		}
-		opened[spec] = in
-		if c, ok := in.(io.Closer); ok {
+		if kind.File != nil {
+			if err := checkRegular(kind.File(arg)); err != nil {
+				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
+			}
+		}
+		env := spec.Env{Both: o.Light == o.Deep, Judge: o.LLM.judge(flag)}
+		got, err := kind.Open(ctx, arg, env)
+		if err != nil {
+			var fe *spec.FlagError
+			if errors.As(err, &fe) {
+				return nil, inputError(fmt.Errorf("run: %w", err))
+			}
+			return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
+		}
+		if kind.File != nil {
+			savedRuns = append(savedRuns, got.Runs)
+		}
+		s.imported = s.imported || got.Imported
+		if _, ok := inspection.As[inspection.Billed](got.Inspector); ok {
+			s.llm = true
+		}
+		if c, ok := inspection.As[io.Closer](got.Inspector); ok {
 			s.closers = append(s.closers, c)
 		}
-		return in, nil
+		opened[text] = got.Inspector
+		return got.Inspector, nil
 	}
 	var err error
 	if s.light, err = open("light", o.Light); err != nil {
@@ -164,47 +120,10 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 	if s.deep, err = open("deep", o.Deep); err != nil {
 		return s, err
 	}
-	switch {
-	case o.Light != o.Deep:
-		s.light, s.deep = ownIdentity(s.light), ownIdentity(s.deep)
-	case strings.HasPrefix(o.Deep, "saved:"):
-		// One file on both sides (--inspections): a missing deep line is a
-		// failure, not a run left out of a deep subset.
-		sv := s.deep.(*saved.Inspector)
-		s.light, s.deep = savedBoth{sv}, savedBoth{sv}
-	}
 	if len(o.Paths) == 0 {
 		s.runs = unionRuns(savedRuns)
 	}
 	return s, nil
-}
-
-// savedSide is a saved file used on one side only: its identity names the
-// file's content, so the cache never serves labels from an older file.
-type savedSide struct {
-	*saved.Inspector
-}
-
-func (s savedSide) Identity() string { return "saved:" + s.Fingerprint()[:16] }
-
-// savedBoth is one saved file on both sides: it hides the file's coverage,
-// so a run with no deep line is a failed inspection as it always was.
-type savedBoth struct {
-	sv *saved.Inspector
-}
-
-func (s savedBoth) Identity() string { return s.sv.Identity() }
-func (s savedBoth) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
-	return s.sv.Inspect(ctx, run, depth)
-}
-func (s savedBoth) Unattributed() []string { return s.sv.Unattributed() }
-
-// ownIdentity gives a saved inspector used on one side its own identity.
-func ownIdentity(in runner.Inspector) runner.Inspector {
-	if sv, ok := in.(*saved.Inspector); ok {
-		return savedSide{sv}
-	}
-	return in
 }
 
 // unionRuns joins the runs of the saved files given (light and deep may be
@@ -304,8 +223,8 @@ func trimBOM(data []byte) []byte {
 
 // priceOf returns the price of a side's model, nil for an inspector that
 // is not billed or a model with no price.
-func (p prices) priceOf(in runner.Inspector) *runner.Price {
-	b, ok := in.(runner.Billed)
+func (p prices) priceOf(in inspection.Inspector) *runner.Price {
+	b, ok := inspection.As[inspection.Billed](in)
 	if !ok {
 		return nil
 	}

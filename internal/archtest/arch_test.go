@@ -148,6 +148,7 @@ func TestCalibrateLinksNoSQLite(t *testing.T) {
 // here is not checked (and logged): add it where it belongs.
 var layers = map[string]int{
 	"statistician": 0, "gates": 0, "internal/atomicfile": 0, "internal/inputfile": 0, "internal/lines": 0,
+	"inspection":           0,
 	"internal/judgeserver": 0, "internal/corpusgen": 0,
 	"sampler":                1,
 	"runner":                 2,
@@ -156,9 +157,10 @@ var layers = map[string]int{
 	"advisor":                5,
 	"forecast":               6, "pairwise": 6, "perturb": 6, "escalate": 6,
 	"forecast/predictionlog": 7, "report": 7,
-	"calibrate":        8,
+	"calibrate": 8, "programs/spec": 8,
 	"programs/builtin": 9, "programs/exec": 9, "programs/importers": 9, "programs/llm": 9, "programs/saved": 9,
-	"cmd/evalcal": 10, "cmd/judgeserver": 10,
+	"programs/all": 10,
+	"cmd/evalcal":  11, "cmd/judgeserver": 11,
 }
 
 func TestImportsPointDownTheLayers(t *testing.T) {
@@ -174,6 +176,47 @@ func TestImportsPointDownTheLayers(t *testing.T) {
 			to, ok := layers[strings.TrimPrefix(path, module+"/")]
 			if ok && strings.HasPrefix(path, module+"/") && to >= from {
 				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point to lower layers", dir, from, path, to)
+			}
+		}
+	}
+}
+
+// The domain package (inspection) is a leaf: it imports only the standard
+// library, so every stage and every program can share its vocabulary.
+func TestDomainIsALeaf(t *testing.T) {
+	all := imports(t)
+	paths, ok := all["inspection"]
+	if !ok {
+		t.Fatal("no package inspection")
+	}
+	for _, path := range paths {
+		if !isStdlib(path) {
+			t.Errorf("inspection imports %s: the domain package imports the standard library only", path)
+		}
+	}
+}
+
+// The inspectors in programs/ speak the domain's protocol, not the
+// scheduler's: no program imports runner (a program importing runner's
+// transitional aliases is listed in allowRunner until it moves), and the
+// spec registry imports only the domain. Only programs/all lists the
+// programs, and cmd/evalcal reaches them only through it (it may import
+// programs/llm for the generation parameters' range checks).
+func TestProgramsUseTheDomainNotTheScheduler(t *testing.T) {
+	// Transitional: these still say runner.X through runner's aliases.
+	allowRunner := map[string]bool{"programs/llm": true, "programs/importers": true, "programs/exec": true}
+	for dir, paths := range imports(t) {
+		for _, path := range paths {
+			switch {
+			case strings.HasPrefix(dir, "programs/") && path == module+"/runner" && !allowRunner[dir]:
+				t.Errorf("%s imports runner: a program uses package inspection", dir)
+			case dir == "programs/spec" && strings.HasPrefix(path, module+"/") && path != module+"/inspection":
+				t.Errorf("programs/spec imports %s: the registry knows only the domain", path)
+			case strings.HasPrefix(dir, "programs/") && dir != "programs/all" && strings.HasPrefix(path, module+"/programs/") && path != module+"/programs/spec":
+				t.Errorf("%s imports %s: programs do not import each other (programs/all lists them)", dir, path)
+			case strings.HasPrefix(dir, "cmd/") && strings.HasPrefix(path, module+"/programs/") &&
+				path != module+"/programs/all" && path != module+"/programs/spec" && path != module+"/programs/llm":
+				t.Errorf("%s imports %s: commands open inspectors through programs/all", dir, path)
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -233,21 +232,20 @@ func New(cfg Config) (*Judge, error) {
 			return nil, fmt.Errorf("llm: %s: base URL: %w", name, err)
 		}
 	}
-	if math.IsNaN(cfg.Temperature) || cfg.Temperature < 0 || cfg.Temperature > 2 {
-		return nil, fmt.Errorf("llm: %s: temperature %v is outside 0..2", name, cfg.Temperature)
+	if err := CheckTemperature(cfg.Temperature); err != nil {
+		return nil, fmt.Errorf("llm: %s: temperature %w", name, err)
 	}
-	switch {
-	case cfg.MaxOutputTokens < 0:
-		return nil, fmt.Errorf("llm: %s: max output tokens %d is negative", name, cfg.MaxOutputTokens)
-	case cfg.MaxOutputTokens == 0:
+	if err := CheckMaxOutputTokens(cfg.MaxOutputTokens); err != nil {
+		return nil, fmt.Errorf("llm: %s: max output tokens %w", name, err)
+	}
+	if cfg.MaxOutputTokens == 0 {
 		cfg.MaxOutputTokens = DefaultMaxOutputTokens
 	}
-	switch {
-	case cfg.PromptTokens == 0:
+	if err := CheckPromptTokens(cfg.PromptTokens); err != nil {
+		return nil, fmt.Errorf("llm: %s: prompt token budget %w", name, err)
+	}
+	if cfg.PromptTokens == 0 {
 		cfg.PromptTokens = DefaultPromptTokens
-	case cfg.PromptTokens < MinPromptTokens || cfg.PromptTokens > MaxPromptTokens:
-		return nil, fmt.Errorf("llm: %s: prompt token budget %d is outside %d..%d",
-			name, cfg.PromptTokens, MinPromptTokens, MaxPromptTokens)
 	}
 	if cfg.Seed != nil && cfg.Provider == Anthropic {
 		return nil, fmt.Errorf("llm: %s: the Messages API takes no seed", name)

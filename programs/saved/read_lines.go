@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/lines"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // Size limits of a saved-inspections file.
@@ -45,7 +45,7 @@ func byteOrderMarkError(line []byte, lineNo int) error {
 // attributionOfPrefix reads the top-level run_id and depth of a JSON
 // object that may be cut short (an over-long line), token by token, and
 // stops at the cut.
-func attributionOfPrefix(prefix []byte) (string, runner.Depth, bool) {
+func attributionOfPrefix(prefix []byte) (string, inspection.Depth, bool) {
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return "", "", false
@@ -67,9 +67,9 @@ func attributionOfPrefix(prefix []byte) (string, runner.Depth, bool) {
 			_ = json.Unmarshal(v, &depth)
 		}
 	}
-	switch d := runner.Depth(depth); {
+	switch d := inspection.Depth(depth); {
 	case id == "":
-	case d == runner.Light, d == runner.Deep:
+	case d == inspection.Light, d == inspection.Deep:
 		return id, d, true
 	}
 	return "", "", false

@@ -23,10 +23,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/inputfile"
 	"github.com/evalcal/evalcal/internal/lines"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // Identity is the inspector identity of saved inspections. The cache key
@@ -40,7 +39,7 @@ var ErrNotSaved = errors.New("no saved")
 // Inspector serves saved inspections by run id and depth. It is
 // read-only after Load and safe for concurrent use.
 type Inspector struct {
-	byKey map[key]runner.Inspection
+	byKey map[key]inspection.Inspection
 	// pi holds the inclusion_probability a run's deep line records.
 	pi map[string]float64
 	// fingerprint is the SHA-256 over every run's content hash, in id order.
@@ -59,19 +58,19 @@ func (in *Inspector) Unattributed() []string { return slices.Clone(in.unattribut
 
 type key struct {
 	runID string
-	depth runner.Depth
+	depth inspection.Depth
 }
 
 // entry is a run's saved lines, light and deep.
 type entry struct {
 	pi   *float64
-	insp [2]*runner.Inspection
+	insp [2]*inspection.Inspection
 	line [2]int
 	raw  [2][]byte
 }
 
 // Load is LoadContext with a context that never ends.
-func Load(path string) (*Inspector, []sampler.Run, error) {
+func Load(path string) (*Inspector, []inspection.Run, error) {
 	return LoadContext(context.Background(), path)
 }
 
@@ -88,7 +87,7 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 // inspection cache sees a changed inspection as new content.
 //
 // Bad lines lose nothing else: a line that is not an inspection, has a
-// value runner.CheckInspection rejects, repeats a (run_id, depth) pair,
+// value inspection.CheckInspection rejects, repeats a (run_id, depth) pair,
 // names another system than the run's other depth, or is longer than
 // MaxLineBytes (its first MaxLineBytes are still read for its run_id and
 // depth) is rejected with an error naming the file, the line and the
@@ -106,11 +105,11 @@ func Load(path string) (*Inspector, []sampler.Run, error) {
 // MaxFileBytes, holds no inspection and no attributable line, or when ctx
 // ends (the error wraps ctx.Err(); a pipe waiting for its writer is given
 // up at once).
-func LoadContext(ctx context.Context, path string) (*Inspector, []sampler.Run, error) {
+func LoadContext(ctx context.Context, path string) (*Inspector, []inspection.Run, error) {
 	return load(ctx, path, defaultLimits)
 }
 
-func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.Run, error) {
+func load(ctx context.Context, path string, lim limits) (*Inspector, []inspection.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
@@ -189,7 +188,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		}
 		if o := e.insp[1-k]; o != nil && o.System != "" && insp.System != "" && o.System != insp.System {
 			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID,
-				&runner.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)}))
+				&inspection.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)}))
 			continue
 		}
 		if bad[key{insp.RunID, insp.Depth}] != nil {
@@ -212,14 +211,14 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
 	}
 
-	in := &Inspector{byKey: make(map[key]runner.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed,
+	in := &Inspector{byKey: make(map[key]inspection.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed,
 		pi: map[string]float64{}}
-	runs := make([]sampler.Run, 0, len(entries))
+	runs := make([]inspection.Run, 0, len(entries))
 	for id, e := range entries {
 		if e.pi != nil {
 			in.pi[id] = *e.pi
 		}
-		run := sampler.Run{ID: id, Era: sampler.EraSaved, Status: sampler.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
+		run := inspection.Run{ID: id, Era: inspection.EraSaved, Status: inspection.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
 		for k, insp := range e.insp {
 			run.SizeBytes += int64(len(e.raw[k]))
 			if insp == nil {
@@ -232,7 +231,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []sampler.R
 		}
 		runs = append(runs, run)
 	}
-	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(runs, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 	h := sha256.New()
 	for _, r := range runs {
 		h.Write([]byte(r.ID + "\x00" + r.ContentHash + "\n"))
@@ -252,7 +251,7 @@ func inclusionProbability(line []byte) (*float64, error) {
 		return nil, nil
 	}
 	if !(*v.P > 0 && *v.P <= 1) {
-		return nil, &runner.FieldError{Field: "inclusion_probability", Err: fmt.Errorf("%v is not in (0, 1]", *v.P)}
+		return nil, &inspection.FieldError{Field: "inclusion_probability", Err: fmt.Errorf("%v is not in (0, 1]", *v.P)}
 	}
 	return v.P, nil
 }
@@ -260,7 +259,7 @@ func inclusionProbability(line []byte) (*float64, error) {
 // Covers reports whether the file holds a line for run id at depth (a
 // rejected line counts: the run's inspection then fails with its reason).
 // Runs a deep file does not cover are the ones not in the deep subset.
-func (in *Inspector) Covers(runID string, depth runner.Depth) bool {
+func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
 	k := key{runID, depth}
 	_, ok := in.byKey[k]
 	return ok || in.bad[k] != nil
@@ -278,7 +277,7 @@ func (in *Inspector) InclusionProbability(runID string) (float64, bool) {
 func (in *Inspector) Fingerprint() string { return in.fingerprint }
 
 // attribution reads the run_id and depth of a rejected line, if it can.
-func attribution(line []byte) (string, runner.Depth, bool) {
+func attribution(line []byte) (string, inspection.Depth, bool) {
 	var v struct {
 		RunID string `json:"run_id"`
 		Depth string `json:"depth"`
@@ -286,30 +285,30 @@ func attribution(line []byte) (string, runner.Depth, bool) {
 	if json.Unmarshal(line, &v) != nil || v.RunID == "" {
 		return "", "", false
 	}
-	switch d := runner.Depth(v.Depth); d {
-	case runner.Light, runner.Deep:
+	switch d := inspection.Depth(v.Depth); d {
+	case inspection.Light, inspection.Deep:
 		return v.RunID, d, true
 	}
 	return "", "", false
 }
 
 // parseLine decodes one line and requires run_id and depth.
-func parseLine(line []byte) (runner.Inspection, error) {
-	insp, err := runner.ParseInspection(line)
+func parseLine(line []byte) (inspection.Inspection, error) {
+	insp, err := inspection.ParseInspection(line)
 	if err != nil {
 		return insp, err
 	}
 	switch {
 	case insp.RunID == "":
-		return insp, &runner.FieldError{Field: "run_id", Err: errors.New("missing")}
+		return insp, &inspection.FieldError{Field: "run_id", Err: errors.New("missing")}
 	case insp.Depth == "":
-		return insp, &runner.FieldError{Field: "depth", Err: errors.New("missing")}
+		return insp, &inspection.FieldError{Field: "depth", Err: errors.New("missing")}
 	}
 	return insp, nil
 }
 
-func depthIndex(d runner.Depth) int {
-	if d == runner.Light {
+func depthIndex(d inspection.Depth) int {
+	if d == inspection.Light {
 		return 0
 	}
 	return 1
@@ -330,20 +329,20 @@ func (in *Inspector) Identity() string { return Identity }
 // Inspect returns the saved inspection of run at depth. A run or depth
 // the file does not hold is a permanent error wrapping ErrNotSaved
 // ("saved: run X: no saved deep inspection"): asking again will not help.
-func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+func (in *Inspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	if err := ctx.Err(); err != nil {
-		return runner.Inspection{}, err
+		return inspection.Inspection{}, err
 	}
 	if err := in.bad[key{run.ID, depth}]; err != nil {
-		return runner.Inspection{}, runner.Permanent(err)
+		return inspection.Inspection{}, inspection.Permanent(err)
 	}
 	insp, ok := in.byKey[key{run.ID, depth}]
 	if !ok {
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
 	}
 	insp.Services = slices.Clone(insp.Services)
 	insp.Flags = slices.Clone(insp.Flags)
 	return insp, nil
 }
 
-var _ runner.Inspector = (*Inspector)(nil)
+var _ inspection.Inspector = (*Inspector)(nil)

@@ -1,0 +1,33 @@
+package saved
+
+import (
+	"context"
+
+	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/programs/spec"
+)
+
+// Kind is the spec kind "saved:FILE": saved inspections, which bring
+// their runs.
+//
+// One file on both sides (--inspections) hides its coverage, so that a
+// run with no deep line is a failed inspection, not a run left out of a
+// deep subset. A file on one side only is keyed in the cache by its
+// content ("saved:" and 16 hex digits of Fingerprint), since its runs
+// come from discovery and an older file's labels must never be served.
+func Kind() spec.Kind {
+	return spec.Kind{Name: "saved", Usage: "saved:FILE",
+		Open: func(ctx context.Context, path string, env spec.Env) (spec.Opened, error) {
+			sv, runs, err := LoadContext(ctx, path)
+			if err != nil {
+				return spec.Opened{}, err
+			}
+			o := inspection.Override{Identity: "saved:" + sv.Fingerprint()[:16]}
+			if env.Both {
+				o = inspection.Override{Hide: inspection.CapCoverage}
+			}
+			return spec.Opened{Inspector: inspection.Wrap(sv, o), Runs: runs}, nil
+		},
+		File: func(path string) string { return path },
+	}
+}
