@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/evalcal/evalcal/programs/all"
 )
 
 // completionShells are the shells `evalcal completion` writes a script
@@ -67,7 +69,7 @@ func registerFlagCompletions(root *cobra.Command) {
 	values := map[string][]string{
 		"format":    {"yaml", "json", "markdown", "html"},
 		"binning":   {"equal-frequency", "fixed"},
-		"inspector": {"builtin", "exec:", "saved:"},
+		"inspector": all.Kinds().Prefixes(),
 	}
 	for _, c := range root.Commands() {
 		for name, v := range values {

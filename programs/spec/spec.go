@@ -137,13 +137,18 @@ func (r *Registry) Usage() string {
 	return strings.Join(forms[:len(forms)-1], ", ") + " or " + forms[len(forms)-1]
 }
 
-// Names are the kinds' names, in order.
-func (r *Registry) Names() []string {
-	names := make([]string, len(r.kinds))
+// Prefixes are what a spec of each kind starts with, in order: the name
+// alone for a kind without an argument, else the name and a colon
+// ("builtin", "exec:", ...), for shell completion.
+func (r *Registry) Prefixes() []string {
+	out := make([]string, len(r.kinds))
 	for i, k := range r.kinds {
-		names[i] = k.Name
+		out[i] = k.Name
+		if k.takesArg() {
+			out[i] += ":"
+		}
 	}
-	return names
+	return out
 }
 
 // ErrForm is matched (errors.Is) by Parse's error for a spec of no known

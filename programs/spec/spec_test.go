@@ -49,3 +49,10 @@ func TestFlagErrorNamesTheFlag(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+func TestPrefixes(t *testing.T) {
+	r := NewRegistry(Kind{Name: "a", Usage: "a", Open: open}, Kind{Name: "b", Usage: "b:X", Open: open})
+	if got := strings.Join(r.Prefixes(), " "); got != "a b:" {
+		t.Errorf("Prefixes() = %q, want \"a b:\"", got)
+	}
+}
