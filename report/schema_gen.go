@@ -17,6 +17,19 @@ import (
 // be null, as encoding/json writes nil ones.
 type schemaGen struct{ defs map[string]any }
 
+// publishedName is the $defs name of the Go type name: the one the
+// schema published, for a type that moved to another package since, so
+// the public schema does not change with the code's layout.
+func publishedName(name string) string {
+	switch name {
+	case "inspection.Failure":
+		return "runner.Failure"
+	case "inspection.Usage":
+		return "runner.Usage"
+	}
+	return name
+}
+
 func (g *schemaGen) of(t reflect.Type) map[string]any {
 	if t == reflect.TypeOf(time.Time{}) {
 		return map[string]any{"type": "string", "format": "date-time"}
@@ -25,7 +38,7 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 	case reflect.Pointer:
 		return map[string]any{"anyOf": []any{g.of(t.Elem()), map[string]any{"type": "null"}}}
 	case reflect.Struct:
-		name := t.String()
+		name := publishedName(t.String())
 		if _, ok := g.defs[name]; !ok {
 			g.defs[name] = nil // placeholder against recursion
 			props, req := map[string]any{}, []string{}
