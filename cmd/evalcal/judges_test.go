@@ -25,3 +25,20 @@ func TestSpecErrorsBeforeAnyWork(t *testing.T) {
 		expect(t, "run --light "+c.spec, r, 2, nil, []string{c.want})
 	}
 }
+
+// The generation parameters' ranges are programs/llm's, checked before any
+// work whatever the inspectors, naming the flag.
+func TestLLMRangesAreCheckedOnce(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--temperature", "2.5"}, "run: --temperature: 2.5 is outside 0..2"},
+		{[]string{"--temperature", "NaN"}, "run: --temperature: NaN is outside 0..2"},
+		{[]string{"--max-output-tokens", "-1"}, "run: --max-output-tokens: -1 is negative"},
+		{[]string{"--prompt-tokens", "999"}, "run: --prompt-tokens: 999 is outside 1000..4194304"},
+	} {
+		r := runBinary(t, binOptions{}, append(append([]string{"run"}, c.args...), "testdata/runs")...)
+		expect(t, "run "+c.args[0], r, 2, nil, []string{c.want})
+	}
+}
