@@ -55,6 +55,8 @@ type Input struct {
 	// pass rate with this candidate as light (PPI++); nil when it cannot
 	// say.
 	DeepLabels *int
+	// DeepLabelsNote says why DeepLabels is nil.
+	DeepLabelsNote string
 	// Panel, when the candidate is a panel, is its section.
 	Panel *PanelSection
 }
@@ -108,8 +110,10 @@ type Candidate struct {
 	Cost     Cost               `yaml:"cost" json:"cost"`
 	// DeepLabels is evalcal plan's PPI++ answer for a ±0.05 interval of
 	// deep's pass rate with this candidate as light.
-	DeepLabels *int          `yaml:"deep_labels_for_half_width" json:"deep_labels_for_half_width"`
-	Panel      *PanelSection `yaml:"panel,omitempty" json:"panel,omitempty"`
+	DeepLabels *int `yaml:"deep_labels_for_half_width" json:"deep_labels_for_half_width"`
+	// DeepLabelsNote says why DeepLabels is null (plan's reason).
+	DeepLabelsNote string        `yaml:"deep_labels_note,omitempty" json:"deep_labels_note,omitempty"`
+	Panel          *PanelSection `yaml:"panel,omitempty" json:"panel,omitempty"`
 }
 
 // Agreement is the share of runs whose verdicts match deep's, in percent,
@@ -219,7 +223,7 @@ func better(a, b Candidate) int {
 // candidateOf computes one candidate's agreement, linear kappa and
 // leniency from its outcomes.
 func candidateOf(in Input, outs []Outcome) Candidate {
-	c := Candidate{Name: in.Name, Spec: in.Spec, Identity: in.Identity, DeepLabels: in.DeepLabels,
+	c := Candidate{Name: in.Name, Spec: in.Spec, Identity: in.Identity, DeepLabels: in.DeepLabels, DeepLabelsNote: in.DeepLabelsNote,
 		Cost: Cost{USDPer1k: in.USDPer1k, SecondsPer1k: in.SecondsPer1k}, Panel: in.Panel}
 	rows := make([]int, len(outs))
 	cols := make([]int, len(outs))

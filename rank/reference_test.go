@@ -26,11 +26,11 @@ type refSet struct {
 		LeniencyP        float64    `json:"leniency_p"`
 	} `json:"candidates"`
 	Pairs []struct {
-		A, B         string
-		AOnly        int     `json:"a_only"`
-		BOnly        int     `json:"b_only"`
-		P            float64 `json:"p"`
-		HolmP        float64 `json:"holm_p"`
+		A, B  string
+		AOnly int     `json:"a_only"`
+		BOnly int     `json:"b_only"`
+		P     float64 `json:"p"`
+		HolmP float64 `json:"holm_p"`
 	} `json:"pairs"`
 }
 

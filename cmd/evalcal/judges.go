@@ -24,7 +24,7 @@ import (
 )
 
 // specKinds are the inspector specs --light, --deep and --inspector take.
-const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS] or promptfoo:FILE[#ASSERTION][?OPTIONS]"
+const specKinds = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS], promptfoo:FILE[#ASSERTION][?OPTIONS] or panel:SPEC,SPEC[,...][?agg=majority|median]"
 
 // checkSpec checks the form of an inspector spec before any work.
 func checkSpec(flag, spec string) error {
@@ -41,6 +41,8 @@ func checkSpec(flag, spec string) error {
 		return nil
 	case (kind == "exec" || kind == "saved" || kind == "openai" || kind == "anthropic") && rest != "":
 		return nil
+	case kind == "panel":
+		return checkPanelSpec(flag, rest)
 	}
 	return usageErrorf("run: --%s must be %s, got %q", flag, specKinds, spec)
 }
@@ -93,7 +95,8 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 	var s sides
 	opened := map[string]runner.Inspector{}
 	var savedRuns [][]sampler.Run
-	open := func(flag, spec string) (runner.Inspector, error) {
+	var open func(flag, spec string) (runner.Inspector, error) // a panel opens its members with it
+	open = func(flag, spec string) (runner.Inspector, error) {
 		if in, ok := opened[spec]; ok {
 			return in, nil
 		}
@@ -141,6 +144,12 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 			savedRuns = append(savedRuns, runs)
 			s.imported = true
 			in = src
+		case "panel":
+			p, err := openPanel(rest, func(member string) (runner.Inspector, error) { return open(flag, member) })
+			if err != nil {
+				return nil, err
+			}
+			in = p
 		case "openai", "anthropic":
 			j, err := openJudge(kind, rest, flag, o)
 			if err != nil {

@@ -65,6 +65,7 @@ with -o FILE; diagnostics and progress go to stderr, prefixed "evalcal:".`,
 		newCmdRender(f, nil),
 		newCmdPlan(f, nil),
 		newCmdPosition(f, nil),
+		newCmdRank(f, nil),
 		newCmdVersion(f),
 		newCmdCompletion(f),
 	)

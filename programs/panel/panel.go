@@ -241,3 +241,6 @@ func median(xs []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
+
+// Aggregation returns the panel's aggregation (Majority or Median).
+func (p *Inspector) Aggregation() string { return p.agg }
