@@ -78,7 +78,7 @@ func rankPage(doc *rank.Document, plots bool) (page, error) {
 	}
 	var groups []string
 	for _, g := range doc.Groups {
-		groups = append(groups, fmt.Sprintf("%d. %s (best: %s)", g.Rank, strings.Join(g.Members, ", "), g.Best))
+		groups = append(groups, fmt.Sprintf("group %d: %s (best: %s)", g.Rank, strings.Join(g.Members, ", "), g.Best))
 	}
 	p.Sections = []section{cands,
 		{ID: "pairwise", Heading: "Pairwise tests (McNemar exact, Holm-adjusted)", Blocks: []block{{Table: &pt}}},

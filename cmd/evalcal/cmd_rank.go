@@ -37,11 +37,12 @@ type rankCandidate struct{ name, spec string }
 
 // rankDropped are run's flags rank does not take: --light is rank's own
 // (repeatable NAME=SPEC), and the others judge or shape one calibration
-// report (gates, a baseline, the reliability bins) or make the deep subset
+// report (gates, a baseline, the reliability bins; a shard, which only
+// merge could recombine) or make the deep subset
 // depend on the light side (--deep-policy uncertain), which would give
 // each candidate another deep subset.
 var rankDropped = map[string]bool{"inspector": true, "inspections": true, "light": true, "require": true,
-	"baseline": true, "bins": true, "deep-policy": true}
+	"baseline": true, "bins": true, "deep-policy": true, "shard": true}
 
 // rankFormats are the formats of a ranking document.
 var rankFormats = []string{"yaml", "json", "markdown", "md", "html"}
@@ -154,6 +155,15 @@ func runRank(ctx context.Context, o *rankOptions) error {
 	}
 	r := &ranker{o: o, cache: cache, memos: map[string]*memoInspector{}, warned: map[string]bool{}}
 	defer r.close()
+	r.memberSpecs = map[string]bool{}
+	for _, c := range o.cands {
+		if rest, ok := strings.CutPrefix(c.spec, "panel:"); ok {
+			specs, _, _ := panel.ParseSpec(rest) // checked by validate
+			for _, m := range specs {
+				r.memberSpecs[m] = true
+			}
+		}
+	}
 	var inputs []rank.Input
 	for _, c := range o.cands {
 		in, err := r.candidate(ctx, c)
@@ -223,6 +233,7 @@ type ranker struct {
 	deep          *memoInspector
 	deepIdentity  string
 	memos         map[string]*memoInspector // panel members by spec
+	memberSpecs   map[string]bool           // the specs of every panel's members
 	closers       []func()
 	spent         float64
 	budgetStopped bool
@@ -254,8 +265,16 @@ func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, er
 	}
 	p, isPanel := s.light.(*panel.Inspector)
 	if !isPanel {
-		rep, err := r.calibrate(ctx, &ro, s, s.light, c.name, c.spec)
-		if err == nil {
+		light := s.light
+		if r.memberSpecs[c.spec] {
+			// Also a panel's member: one memo serves both, so the
+			// member is not inspected again (even with --no-cache).
+			memo := newMemo(light, r.cache)
+			r.memos[c.spec] = memo
+			light = memo.sideOf()
+		}
+		rep, err := r.calibrate(ctx, &ro, s, light, c.name, c.spec)
+		if err == nil && !r.memberSpecs[c.spec] {
 			r.calls += rep.Cost.Light.Calls // not a memo: the runner's count is the calls
 		}
 		if err != nil {
