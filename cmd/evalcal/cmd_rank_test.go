@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -156,4 +158,61 @@ func mapsEqual(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+func TestRankUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rank", "--light", "a=builtin", "--light", "b=builtin", "testdata/runs"}, "--deep SPEC is required"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=builtin", "testdata/runs"}, "at least two"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=builtin", "--light", "a=builtin", "testdata/runs"}, "given twice"},
+		{[]string{"rank", "--deep", "builtin", "--light", "builtin", "--light", "b=builtin", "testdata/runs"}, "NAME=SPEC"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a b=builtin", "--light", "b=builtin", "testdata/runs"}, "NAME=SPEC"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=nope", "--light", "b=builtin", "testdata/runs"}, "must be builtin"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=panel:builtin", "--light", "b=builtin", "testdata/runs"}, "2 to 32 members"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=panel:builtin,[panel:builtin,builtin]", "--light", "b=builtin", "testdata/runs"}, "cannot be a panel"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=builtin", "--light", "b=builtin", "--shard", "1/2", "testdata/runs"}, "unknown flag"},
+		{[]string{"rank", "--deep", "builtin", "--light", "a=builtin", "--light", "b=builtin"}, "no run PATH"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), c.args, &out, &errb)
+		printError(&errb, err)
+		code, stderr := exitCode(err), errb.String()
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestRunTakesAPanel: panel: is a spec kind of run too; a panel of lax,
+// strict and oracle (the majority is the oracle's) agrees with deep on
+// every run.
+func TestRunTakesAPanel(t *testing.T) {
+	root := repoRoot(t)
+	t.Chdir(root)
+	log := filepath.Join(t.TempDir(), "calls.log")
+	jury := "panel:[" + rankJudge(root, log, "lax") + "],[" + rankJudge(root, log, "strict") + "],[" + rankJudge(root, log, "oracle") + "]"
+	stdout, stderr, code := runCLI(t, "run", "--no-cache", "--sample", "6", "--quiet", "--format", "json",
+		"--light", jury, "--deep", rankJudge(root, log, "deep"), "testdata/runs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		AgreementRate struct{ Matches, N int } `json:"agreement_rate"`
+		Inputs        struct {
+			Light struct{ Identity string } `json:"light"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.AgreementRate.N != 6 || rep.AgreementRate.Matches != 6 || !strings.HasPrefix(rep.Inputs.Light.Identity, "panel/1:majority:") {
+		t.Errorf("report %+v", rep)
+	}
+	if got := callsIn(t, log); got["lax light"] != 6 || got["strict light"] != 6 || got["oracle light"] != 6 {
+		t.Errorf("calls %v", got)
+	}
 }
