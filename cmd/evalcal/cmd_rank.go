@@ -254,16 +254,31 @@ func (r *ranker) close() {
 func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, error) {
 	ro := r.o.run
 	ro.Light = c.spec
+	first := r.deep == nil
+	if !first {
+		// Deep is the first candidate's, behind its memo: a placeholder
+		// that costs nothing to open stands in (a saved deep file is not
+		// read again for every candidate).
+		ro.Deep = "builtin"
+	}
 	s, err := openSides(ctx, &ro)
+	ro.Deep = r.o.run.Deep
 	if err != nil {
 		return rank.Input{}, err
 	}
-	r.closers = append(r.closers, s.Close)
-	if r.deep == nil {
+	if first {
 		r.deep = newMemo(s.deep, r.cache)
 		r.deepIdentity = s.deep.Identity()
 	}
 	p, isPanel := s.light.(*panel.Inspector)
+	if first || isPanel || r.memberSpecs[c.spec] {
+		// Memos hold these inspectors until the end.
+		r.closers = append(r.closers, s.Close)
+	} else {
+		// Released as soon as the candidate is ranked: memory holds one
+		// candidate's source at a time.
+		defer s.Close()
+	}
 	if !isPanel {
 		light := s.light
 		if r.memberSpecs[c.spec] {
