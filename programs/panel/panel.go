@@ -41,6 +41,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalcal/evalcal/programs/builtin"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
@@ -210,24 +211,8 @@ func (p *Inspector) aggregate(got []runner.Inspection) runner.Inspection {
 	}
 	out.RuntimeFidelity, out.TaskEffectiveness = median(rf), median(te)
 	out.Flags = flags
-	out.Verdict = verdict(out.RuntimeFidelity, out.TaskEffectiveness, flags)
+	out.Verdict = builtin.Verdict(true, out.RuntimeFidelity, out.TaskEffectiveness, flags)
 	return out
-}
-
-// verdict is DESIGN.md's rule on the median scores.
-func verdict(rf, te float64, flags []runner.Flag) string {
-	if rf < runner.FailBelow || te < runner.FailBelow {
-		return runner.VerdictFail
-	}
-	for _, f := range flags {
-		if f.Severity == runner.SeverityCritical {
-			return runner.VerdictPartial
-		}
-	}
-	if rf >= runner.PassAt && te >= runner.PassAt {
-		return runner.VerdictPass
-	}
-	return runner.VerdictPartial
 }
 
 // median of xs (not empty): the middle value, or the mean of the two
