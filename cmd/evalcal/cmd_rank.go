@@ -297,6 +297,13 @@ func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, er
 		}
 		return r.inputOf(c.name, c.spec, rep), nil
 	}
+	return r.panelCandidate(ctx, &ro, s, p, c)
+}
+
+// panelCandidate calibrates each member of panel p against deep (through
+// its memo), then the panel over the members' memos, and returns the
+// panel's ranking input with its panel section.
+func (r *ranker) panelCandidate(ctx context.Context, ro *runOptions, s sides, p *panel.Inspector, c rankCandidate) (rank.Input, error) {
 	specs, _, _ := panel.ParseSpec(strings.TrimPrefix(c.spec, "panel:")) // checked by validate
 	var members []runner.Inspector
 	var memberInputs []rank.Input
@@ -307,7 +314,7 @@ func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, er
 			r.memos[specs[i]] = memo
 		}
 		members = append(members, memo.sideOf())
-		rep, err := r.calibrate(ctx, &ro, s, memo.sideOf(), c.name+" member "+specs[i], specs[i])
+		rep, err := r.calibrate(ctx, ro, s, memo.sideOf(), c.name+" member "+specs[i], specs[i])
 		memo.sealed.Store(true)
 		var stop *runner.StopError
 		switch {
@@ -325,14 +332,16 @@ func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, er
 	if err != nil {
 		return rank.Input{}, err
 	}
-	rep, err := r.calibrate(ctx, &ro, s, memoPanel, c.name, c.spec)
+	rep, err := r.calibrate(ctx, ro, s, memoPanel, c.name, c.spec)
 	if err != nil {
 		return rank.Input{}, err
 	}
 	in := r.inputOf(c.name, c.spec, rep)
+	// The panel section covers the runs the panel was compared on (a
+	// verdict and deep's): a member with no verdict there abstained.
 	var runs []string
-	for _, sr := range rep.Sample.Runs {
-		runs = append(runs, sr.ID)
+	for _, cmp := range rep.Comparisons {
+		runs = append(runs, cmp.RunID)
 	}
 	sec := rank.PanelOf(p.Aggregation(), memberInputs, runs)
 	in.Panel = &sec

@@ -216,3 +216,24 @@ func TestRunTakesAPanel(t *testing.T) {
 		t.Errorf("calls %v", got)
 	}
 }
+
+// TestRankIsByteIdenticalAcrossJobs: the same candidates give the same
+// ranking whatever --jobs is.
+func TestRankIsByteIdenticalAcrossJobs(t *testing.T) {
+	root := repoRoot(t)
+	t.Chdir(root)
+	log := filepath.Join(t.TempDir(), "calls.log")
+	var docs []string
+	for _, jobs := range []string{"1", "4"} {
+		stdout, stderr, code := runCLI(t, "rank", "--no-cache", "--quiet", "--jobs", jobs, "--deep", rankJudge(root, log, "deep"),
+			"--light", "lax="+rankJudge(root, log, "lax"), "--light", "oracle="+rankJudge(root, log, "oracle"),
+			"--light", "jury=panel:["+rankJudge(root, log, "lax")+"],["+rankJudge(root, log, "strict")+"]?agg=median", "testdata/runs")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		docs = append(docs, stdout)
+	}
+	if docs[0] != docs[1] {
+		t.Error("--jobs 1 and --jobs 4 give different rankings")
+	}
+}
