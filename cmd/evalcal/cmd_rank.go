@@ -289,9 +289,6 @@ func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, er
 			light = memo.sideOf()
 		}
 		rep, err := r.calibrate(ctx, &ro, s, light, c.name, c.spec)
-		if err == nil && !r.memberSpecs[c.spec] {
-			r.calls += rep.Cost.Light.Calls // not a memo: the runner's count is the calls
-		}
 		if err != nil {
 			return rank.Input{}, err
 		}
@@ -393,14 +390,24 @@ func (r *ranker) calibrate(ctx context.Context, ro *runOptions, s sides, light r
 		return nil, inputError(fmt.Errorf("rank: %s: %w", name, err))
 	}
 	// Calls through a memo (deep, panel members) are counted by it; a
-	// plain candidate's by the caller.
+	// plain candidate's by the caller. The runner prices what a memo
+	// served again as if it were called: only the real calls' share of a
+	// side's USD was spent.
 	r.hits += rep.Cost.Light.CacheHits + rep.Cost.Deep.CacheHits
 	r.failures += len(rep.Failures)
-	for _, u := range []*float64{rep.Cost.Light.USD, rep.Cost.Deep.USD} {
-		if u != nil {
-			r.spent += *u
-		}
+	deepCalls := r.deep.takeCalls()
+	lightCalls := rep.Cost.Light.Calls
+	memoCalls := 0
+	for _, m := range r.memos {
+		memoCalls += m.takeCalls()
 	}
+	if _, isPanel := light.(*panel.Inspector); isPanel || isMemo(light) {
+		lightCalls = memoCalls
+	} else {
+		r.calls += lightCalls // not a memo: the runner's count is the calls
+	}
+	r.spent += spentShare(rep.Cost.Light.USD, lightCalls, rep.Cost.Light.Calls) + spentShare(rep.Cost.Deep.USD, deepCalls, rep.Cost.Deep.Calls)
+	r.calls += deepCalls + memoCalls
 	r.budgetStopped = r.budgetStopped || rep.Cost.BudgetStopped
 	if n := len(rep.Failures); n > 0 {
 		r.warnings = append(r.warnings, fmt.Sprintf("%s: %d inspections failed (the candidate is ranked on the runs it inspected)", name, n))
@@ -412,11 +419,25 @@ func (r *ranker) calibrate(ctx context.Context, ro *runOptions, s sides, light r
 			r.warnings = append(r.warnings, w)
 		}
 	}
-	r.calls += r.deep.takeCalls()
-	for _, m := range r.memos {
-		r.calls += m.takeCalls()
-	}
 	return rep, nil
+}
+
+// isMemo reports whether in is a memo (billed or not).
+func isMemo(in runner.Inspector) bool {
+	switch in.(type) {
+	case *memoInspector, billedMemo:
+		return true
+	}
+	return false
+}
+
+// spentShare is the share of usd that real calls spent: usd times real
+// over the calls the runner counted.
+func spentShare(usd *float64, real, counted int) float64 {
+	if usd == nil || counted == 0 {
+		return 0
+	}
+	return *usd * float64(min(real, counted)) / float64(counted)
 }
 
 // inputOf turns a candidate's calibration report into its ranking input:
