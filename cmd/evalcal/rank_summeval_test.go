@@ -41,7 +41,7 @@ func TestRankSummEvalThroughTheCommand(t *testing.T) {
 		system, _, _ := strings.Cut(filepath.Base(path), "_")
 		eachLine(t, path, func(b []byte) {
 			var r struct {
-				ID      string `json:"id"`
+				ID      string                      `json:"id"`
 				Experts []struct{ Consistency int } `json:"expert_annotations"`
 			}
 			if err := json.Unmarshal(b, &r); err != nil {
