@@ -66,6 +66,7 @@ with -o FILE; diagnostics and progress go to stderr, prefixed "evalcal:".`,
 		newCmdPlan(f, nil),
 		newCmdPosition(f, nil),
 		newCmdRank(f, nil),
+		newCmdAnchor(f, nil), newCmdDrift(f, nil),
 		newCmdVersion(f),
 		newCmdCompletion(f),
 	)

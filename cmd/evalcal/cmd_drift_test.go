@@ -1,0 +1,147 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalcal/evalcal/drift"
+	"github.com/evalcal/evalcal/internal/judgeserver"
+)
+
+// anchorCorpus copies the first n runs of the bundled corpus into a
+// temporary runs/ directory and returns the directory holding it and the
+// run ids copied.
+func anchorCorpus(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "testdata", "runs")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var ids []string
+	for _, e := range entries {
+		if len(ids) == n {
+			break
+		}
+		if err := os.CopyFS(filepath.Join(dir, "runs", e.Name()), os.DirFS(filepath.Join(src, e.Name()))); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.Name())
+	}
+	return dir, ids
+}
+
+// freezeAnchors runs anchor freeze in dir with args and fails the test
+// unless it exits 0.
+func freezeAnchors(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	r := runBinary(t, binOptions{dir: dir}, append([]string{"anchor", "freeze", "--quiet", "--no-cache", "-o", "anchors.yaml"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("anchor freeze: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestBinaryDriftRefusesAChangedAnchorRun: a file of an anchor run edited
+// after the freeze stops the check with exit 2, naming the run and both
+// hashes' beginnings; nothing is written.
+func TestBinaryDriftRefusesAChangedAnchorRun(t *testing.T) {
+	skipShort(t)
+	dir, ids := anchorCorpus(t, 6)
+	freezeAnchors(t, dir, "runs")
+	f := filepath.Join(dir, "runs", ids[2], "state.md")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, append(data, "\nedited after the freeze\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, binOptions{dir: dir}, "drift", "--quiet", "anchors.yaml", "-o", "night.yaml")
+	expect(t, "changed run", r, 2, nil, []string{"1 anchor run changed since the freeze: " + ids[2] + " (", "evalcal anchor freeze"})
+	if _, err := os.Stat(filepath.Join(dir, "night.yaml")); err == nil {
+		t.Error("a drift document was written")
+	}
+}
+
+// TestBinaryDriftRefusesAMissingAnchorRun: an anchor run no longer found
+// stops the check with exit 2 naming it.
+func TestBinaryDriftRefusesAMissingAnchorRun(t *testing.T) {
+	skipShort(t)
+	dir, ids := anchorCorpus(t, 6)
+	freezeAnchors(t, dir, "runs")
+	if err := os.RemoveAll(filepath.Join(dir, "runs", ids[4])); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, binOptions{dir: dir}, "drift", "--quiet", "anchors.yaml")
+	expect(t, "missing run", r, 2, nil, []string{"1 anchor run is missing: " + ids[4]})
+	if r.stdout != "" {
+		t.Errorf("stdout %q, want nothing", r.stdout)
+	}
+}
+
+// TestBinaryDriftNamesWhatChangedInTheJudge: frozen with an OpenAI judge
+// (the bundled judge server) at temperature 0, checked with the same model
+// at temperature 0.5 and another base URL: the document and stderr name
+// both changes; with the same judge nothing is named and nothing drifts.
+func TestBinaryDriftNamesWhatChangedInTheJudge(t *testing.T) {
+	skipShort(t)
+	srv, err := judgeserver.New(judgeserver.Options{APIKey: plantedKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	env := []string{"OPENAI_API_KEY=" + plantedKey, "OPENAI_BASE_URL=" + ts.URL + "/v1"}
+	dir, _ := anchorCorpus(t, 5)
+	r := runBinary(t, binOptions{dir: dir, env: env}, "anchor", "freeze", "--quiet", "--no-cache", "--light", "openai:judge-mini",
+		"--deep", "builtin", "-o", "anchors.yaml", "runs")
+	if r.code != 0 {
+		t.Fatalf("freeze: exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "anchors.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := drift.ParseAnchors(data, "anchors.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Light.Model != "judge-mini" || a.Light.Provider != "openai" || a.Light.BaseURL != ts.URL+"/v1" ||
+		a.Light.Parameters["temperature"] != "0" || len(a.Light.PromptSHA256) != 64 || a.Deep == nil || a.Deep.Identity != "builtin/1" {
+		t.Fatalf("frozen judges %+v / %+v", a.Light, a.Deep)
+	}
+
+	same := runBinary(t, binOptions{dir: dir, env: env}, "drift", "--quiet", "--light", "openai:judge-mini", "anchors.yaml", "-o", "same.yaml")
+	if same.code != 0 || strings.Contains(same.stderr, "judge changed") {
+		t.Fatalf("same judge: exit %d\n%s", same.code, same.stderr)
+	}
+
+	other := httptest.NewServer(srv)
+	t.Cleanup(other.Close)
+	r = runBinary(t, binOptions{dir: dir, env: env}, "drift", "--quiet", "--light", "openai:judge-mini", "--temperature", "0.5",
+		"--base-url", other.URL+"/v1", "anchors.yaml", "-o", "night.yaml")
+	if r.code != 0 && r.code != 3 {
+		t.Fatalf("changed judge: exit %d\n%s", r.code, r.stderr)
+	}
+	want := []string{"base_url: " + ts.URL + "/v1 -> " + other.URL + "/v1", "parameters.temperature: 0 -> 0.5"}
+	for _, w := range want {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr does not name %q:\n%s", w, r.stderr)
+		}
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "night.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := drift.ParseDocument(data, "night.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(doc.Judges.Light.Changed, "; "); got != strings.Join(want, "; ") {
+		t.Errorf("judges.light.changed %q, want %q", got, want)
+	}
+}
