@@ -99,6 +99,7 @@ keeps the chance of any false alarm at alpha.`,
 	c.Annotations = map[string]string{usageAnnotation: "evalcal drift [flags] ANCHORS [PATH...]"}
 	fs := c.Flags()
 	addJudgeFlags(fs, &o.run, driftJudgeFlags)
+	fs.Lookup("deep").Usage = "`SPEC` of the deep inspector to inspect the anchors again with (default: none; deep's frozen labels are used)"
 	fs.Float64Var(&o.Alpha, "alpha", 0.05, "significance level `A` of the flip test, in (0, 1); intervals are at 1 - A")
 	fs.Float64Var(&o.MaxDrop, "max-drop", 5, "largest fall of light's agreement with deep, in `POINTS` (0..100), that is not drift")
 	fs.StringVar(&o.History, "history", "", "`DIR` of the earlier nights' drift documents: adds the anytime-valid answer over every night")
