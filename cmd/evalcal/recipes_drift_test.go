@@ -76,6 +76,17 @@ func TestNightlyDriftRecipe(t *testing.T) {
 		t.Errorf("lenient night: detected %v first %d flips %+v", doc.Detected, doc.History.FirstDetected, doc.Light.Flips)
 	}
 
+	// render --history shows the nights, the last one detected.
+	r := runBinary(t, binOptions{dir: ws}, "render", "--history", "drift", "--format", "markdown")
+	if r.code != 0 || !strings.Contains(r.stdout, "## Drift checks\n\n4 drift checks; the latest (2026-12-04): drift detected.") ||
+		strings.Count(r.stdout, "| 2026-12-0") != 4 || !strings.Contains(r.stdout, "| **detected** |") {
+		t.Errorf("render --history: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBinary(t, binOptions{dir: ws}, "render", "--history", "drift", "--format", "html")
+	if r.code != 0 || !strings.Contains(r.stdout, `<section id="drift"><h2>Drift checks</h2>`) || !strings.Contains(r.stdout, "<strong>detected</strong>") {
+		t.Errorf("render --history html: exit %d\n%s", r.code, r.stderr)
+	}
+
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
