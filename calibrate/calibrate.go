@@ -61,6 +61,11 @@ type Config struct {
 	// hashes are kept between runs (sampler.DiscoverOptions.HashCache);
 	// "" keeps none.
 	DescribeCache string
+	// Judges, when not nil, adds to the report's inputs what each side's
+	// judge identity is a hash of (an LLM judge's provider, base URL,
+	// model, parameters and prompt hash), before Finish compares them with
+	// a baseline's; cmd/evalcal sets it.
+	Judges func(light, deep *report.Side)
 	// Finish completes the report: the trend against a baseline and the
 	// CI gates.
 	Finish Finish
@@ -174,6 +179,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if uncovered > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no light inspection in the light source (%s) and were left out",
 			uncovered, cfg.LightSpec))
+	}
+	if cfg.Judges != nil {
+		cfg.Judges(&rep.Inputs.Light, &rep.Inputs.Deep)
 	}
 	cfg.Finish.apply(rep)
 	return rep, runErr

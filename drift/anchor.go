@@ -62,14 +62,14 @@ type Judge struct {
 }
 
 // Changes lists what differs between two judges, one item a field
-// ("model: gpt-4o -> gpt-4o-2024-11-20", "parameters.temperature: 0 ->
-// 0.7", "prompt_sha256: 3f2a... -> 91bc..."), in a fixed order; the
+// ("model: gpt-4o → gpt-4o-2024-11-20", "parameters.temperature: 0 ->
+// 0.7", "prompt_sha256: 3f2a... → 91bc..."), in a fixed order; the
 // identity is listed last, and only when nothing else explains it.
 func (j Judge) Changes(now Judge) []string {
 	var out []string
 	add := func(field, a, b string) {
 		if a != b {
-			out = append(out, fmt.Sprintf("%s: %s -> %s", field, orNone(a), orNone(b)))
+			out = append(out, fmt.Sprintf("%s: %s → %s", field, orNone(a), orNone(b)))
 		}
 	}
 	add("spec", j.Spec, now.Spec)

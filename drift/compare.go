@@ -163,7 +163,7 @@ func CompareSide(pairs []Pair, o Options) (SideResult, error) {
 	if a, ok := agreementChange(pairs, z, 1-o.Alpha, o.MaxDrop); ok {
 		r.AgreementWithDeep = &a
 		if a.Fell {
-			r.Reasons = append(r.Reasons, fmt.Sprintf("agreement with deep fell by more than %s points: %s -> %s, change %s points [%s, %s]",
+			r.Reasons = append(r.Reasons, fmt.Sprintf("agreement with deep fell by more than %s points: %s → %s, change %s points [%s, %s]",
 				points(o.MaxDrop), percent(a.Then), percent(a.Now), points(a.Change.Estimate), points(a.Change.CI.Lower), points(a.Change.CI.Upper)))
 		}
 	}

@@ -86,7 +86,7 @@ func TestCompareSideAgreementDropIsBoundBased(t *testing.T) {
 		}
 		a := r.AgreementWithDeep
 		if a == nil || a.Then != 1 || a.Now != 0.7 || a.Table.FirstOnly != 30 || a.Table.Both != 70 {
-			t.Fatalf("agreement %+v, want 1 -> 0.7 with 70 both and 30 then only", a)
+			t.Fatalf("agreement %+v, want 1 → 0.7 with 70 both and 30 then only", a)
 		}
 		if a.Fell != c.want || r.Detected != c.want {
 			t.Errorf("max drop %v: fell %v detected %v, want %v (interval %+v)", c.maxDrop, a.Fell, r.Detected, c.want, a.Change.CI)
@@ -155,12 +155,12 @@ func TestJudgeChangesNameWhatChanged(t *testing.T) {
 	now.Identity, now.BaseURL, now.Parameters = "openai:gpt-4o@2222", "http://localhost:8000/v1", map[string]string{"temperature": "0.7", "seed": "(none)"}
 	now.PromptSHA256 = strings.Repeat("b", 64)
 	got := strings.Join(then.Changes(now), "; ")
-	want := "base_url: https://api.openai.com/v1 -> http://localhost:8000/v1; parameters.temperature: 0 -> 0.7; prompt_sha256: aaaaaaaaaaaaaaaa -> bbbbbbbbbbbbbbbb"
+	want := "base_url: https://api.openai.com/v1 → http://localhost:8000/v1; parameters.temperature: 0 → 0.7; prompt_sha256: aaaaaaaaaaaaaaaa → bbbbbbbbbbbbbbbb"
 	if got != want {
 		t.Errorf("changes:\n got %s\nwant %s", got, want)
 	}
 	exec := Judge{Spec: "exec:judge.sh", Identity: "exec:aaaa"}
-	if got := exec.Changes(Judge{Spec: "exec:judge.sh", Identity: "exec:bbbb"}); len(got) != 1 || got[0] != "identity: exec:aaaa -> exec:bbbb" {
+	if got := exec.Changes(Judge{Spec: "exec:judge.sh", Identity: "exec:bbbb"}); len(got) != 1 || got[0] != "identity: exec:aaaa → exec:bbbb" {
 		t.Errorf("exec identity change: %q", got)
 	}
 	if got := then.Changes(then); len(got) != 0 {

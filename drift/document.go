@@ -191,7 +191,7 @@ func sideSentence(name string, r SideResult) string {
 	s := fmt.Sprintf("%s flipped %d of %d runs at the pass line (%s [%s, %s]), %d to pass and %d to not pass (McNemar p = %s)",
 		name, f.Count, f.N, percent(f.Rate), percent(f.CI.Lower), percent(f.CI.Upper), f.ToPass, f.ToNotPass, formatP(f.McNemarP))
 	if a := r.AgreementWithDeep; a != nil {
-		s += fmt.Sprintf(", agreement with deep %s -> %s (%s points [%s, %s])", percent(a.Then), percent(a.Now),
+		s += fmt.Sprintf(", agreement with deep %s → %s (%s points [%s, %s])", percent(a.Then), percent(a.Now),
 			points(a.Change.Estimate), points(a.Change.CI.Lower), points(a.Change.CI.Upper))
 	}
 	return s

@@ -16,6 +16,7 @@ import (
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/drift"
 	"github.com/evalcal/evalcal/programs/llm"
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
@@ -274,6 +275,19 @@ func judgeOf(spec string, in runner.Inspector, depth runner.Depth) drift.Judge {
 		j.PromptSHA256 = desc.PromptSHA256[depth]
 	}
 	return j
+}
+
+// describeSides records in a report's sides what each LLM judge's
+// identity is a hash of, so that run --baseline can name what changed.
+func describeSides(light, deep *report.Side, lightIn, deepIn runner.Inspector) {
+	for _, s := range []struct {
+		side  *report.Side
+		in    runner.Inspector
+		depth runner.Depth
+	}{{light, lightIn, runner.Light}, {deep, deepIn, runner.Deep}} {
+		j := judgeOf(s.side.Spec, s.in, s.depth)
+		s.side.Provider, s.side.BaseURL, s.side.Model, s.side.Parameters, s.side.PromptSHA256 = j.Provider, j.BaseURL, j.Model, j.Parameters, j.PromptSHA256
+	}
 }
 
 // encodeAnchorsAs encodes the anchor file as YAML or JSON, numbers exact.

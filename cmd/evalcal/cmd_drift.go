@@ -369,7 +369,7 @@ func matchAnchors(a *drift.Anchors, found []sampler.Run, fromSource bool) ([]sam
 		case fromSource || ar.FromSource:
 			idsOnly++
 		case r.ContentHash != ar.ContentHash:
-			changed = append(changed, fmt.Sprintf("%s (%s -> %s)", ar.ID, shortHash(ar.ContentHash), shortHash(r.ContentHash)))
+			changed = append(changed, fmt.Sprintf("%s (%s → %s)", ar.ID, shortHash(ar.ContentHash), shortHash(r.ContentHash)))
 			continue
 		case !r.Valid:
 			changed = append(changed, fmt.Sprintf("%s (now invalid: %s)", ar.ID, r.Invalid))

@@ -127,7 +127,7 @@ func TestBinaryDriftNamesWhatChangedInTheJudge(t *testing.T) {
 	if r.code != 0 && r.code != 3 {
 		t.Fatalf("changed judge: exit %d\n%s", r.code, r.stderr)
 	}
-	want := []string{"base_url: " + ts.URL + "/v1 -> " + other.URL + "/v1", "parameters.temperature: 0 -> 0.5"}
+	want := []string{"base_url: " + ts.URL + "/v1 → " + other.URL + "/v1", "parameters.temperature: 0 → 0.5"}
 	for _, w := range want {
 		if !strings.Contains(r.stderr, w) {
 			t.Errorf("stderr does not name %q:\n%s", w, r.stderr)
@@ -143,5 +143,58 @@ func TestBinaryDriftNamesWhatChangedInTheJudge(t *testing.T) {
 	}
 	if got := strings.Join(doc.Judges.Light.Changed, "; "); got != strings.Join(want, "; ") {
 		t.Errorf("judges.light.changed %q, want %q", got, want)
+	}
+}
+
+// TestBinaryRunBaselineNamesWhatChangedInTheJudge: a report of an OpenAI
+// judge at temperature 0 as the baseline of one at temperature 0.7 with
+// another prompt: the trend and the warnings name both changes, and the
+// Markdown's trend section lists them; the same judge names none.
+func TestBinaryRunBaselineNamesWhatChangedInTheJudge(t *testing.T) {
+	skipShort(t)
+	srv, err := judgeserver.New(judgeserver.Options{APIKey: plantedKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	env := []string{"OPENAI_API_KEY=" + plantedKey, "OPENAI_BASE_URL=" + ts.URL + "/v1"}
+	dir, _ := anchorCorpus(t, 6)
+	prompt := filepath.Join(repoRoot(t), "programs", "llm", "prompts", "light.tmpl")
+	if _, err := os.Stat(prompt); err != nil {
+		t.Skipf("no built-in light prompt file to edit: %v", err)
+	}
+	data, err := os.ReadFile(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "edited.tmpl"), append(data, "\nBe brief.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(out string, extra ...string) binResult {
+		args := append([]string{"run", "--no-cache", "--quiet", "--allow-homogeneous", "--light", "openai:judge-mini", "--deep", "builtin", "-o", out}, extra...)
+		r := runBinary(t, binOptions{dir: dir, env: env}, append(args, "runs")...)
+		if r.code != 0 {
+			t.Fatalf("run %v: exit %d\n%s", extra, r.code, r.stderr)
+		}
+		return r
+	}
+	run("before.yaml")
+	run("same.yaml", "--baseline", "before.yaml")
+	if same, err := readReportFile(filepath.Join(dir, "same.yaml")); err != nil || same.Trend == nil || len(same.Trend.Judges) != 0 {
+		t.Fatalf("same judge: %v, trend %+v", err, same.Trend)
+	}
+	r := run("after.md", "--baseline", "before.yaml", "--temperature", "0.7", "--light-prompt", "edited.tmpl")
+	if !strings.Contains(r.stderr, "the judge changed since the baseline") || !strings.Contains(r.stderr, "light: parameters.temperature: 0 → 0.7") {
+		t.Errorf("stderr does not name the change:\n%s", r.stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "after.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The judge changed since the baseline", "light: parameters.temperature: 0 → 0.7", "light: prompt_sha256: "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the Markdown report does not say %q:\n%s", want, md)
+		}
 	}
 }

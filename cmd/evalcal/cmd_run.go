@@ -318,6 +318,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
 		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
+		Judges: func(light, deep *report.Side) { describeSides(light, deep, s.light, s.deep) },
 		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
 	}
 	if cfg.Escalation, err = o.Escalation.inputs(); err != nil {
