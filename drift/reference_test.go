@@ -113,12 +113,15 @@ func TestCompareSideMatchesScipyAndStatsmodels(t *testing.T) {
 			}
 			near(t, "kappa", r.Kappa.Value, c.Kappa, 1e-12)
 			near(t, "kappa SE", r.Kappa.SE, c.KappaSE, 1e-12)
+			// Scores are on 0..100: the means to 1e-9; the intervals to 1e-8,
+			// since gonum's t quantile is iterative (relative error about
+			// 4e-9 of a half-width near 1.3 points here).
 			near(t, "runtime fidelity shift", r.ScoreShift.RuntimeFidelity.Mean, c.RFMean, 1e-9)
-			near(t, "runtime fidelity shift lower", r.ScoreShift.RuntimeFidelity.CI.Lower, c.RFLower, 1e-9)
-			near(t, "runtime fidelity shift upper", r.ScoreShift.RuntimeFidelity.CI.Upper, c.RFUpper, 1e-9)
+			near(t, "runtime fidelity shift lower", r.ScoreShift.RuntimeFidelity.CI.Lower, c.RFLower, 1e-8)
+			near(t, "runtime fidelity shift upper", r.ScoreShift.RuntimeFidelity.CI.Upper, c.RFUpper, 1e-8)
 			near(t, "task effectiveness shift", r.ScoreShift.TaskEffectiveness.Mean, c.TEMean, 1e-9)
-			near(t, "task effectiveness shift lower", r.ScoreShift.TaskEffectiveness.CI.Lower, c.TELower, 1e-9)
-			near(t, "task effectiveness shift upper", r.ScoreShift.TaskEffectiveness.CI.Upper, c.TEUpper, 1e-9)
+			near(t, "task effectiveness shift lower", r.ScoreShift.TaskEffectiveness.CI.Lower, c.TELower, 1e-8)
+			near(t, "task effectiveness shift upper", r.ScoreShift.TaskEffectiveness.CI.Upper, c.TEUpper, 1e-8)
 			if c.AgreementChange == nil {
 				if r.AgreementWithDeep != nil {
 					t.Errorf("agreement with deep %+v, want none (no deep label)", r.AgreementWithDeep)

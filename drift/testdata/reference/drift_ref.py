@@ -4,7 +4,7 @@ statistics of evalcal's drift check (drift.CompareSide), each with its
 provenance (tool, version, exact call), on anchor sets this script draws
 (seeded) and writes into the same file.
 
-Run with Debian's python3-scipy, python3-statsmodels and python3-numpy,
+Run with Debian's python (scipy 1.10.1, statsmodels 0.13.5, numpy 1.24.2),
 from this directory:
 
     /usr/bin/python3 drift_ref.py
