@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/evalcal/evalcal/statistician"
@@ -132,7 +133,7 @@ func TestCompareSideMatchesScipyAndStatsmodels(t *testing.T) {
 			if a == nil {
 				t.Fatal("no agreement with deep, want one")
 			}
-			if got := []int{a.Table.Both, a.Table.FirstOnly, a.Table.SecondOnly, a.Table.Neither}; !equalInts(got, c.AgreementCells) {
+			if got := []int{a.Table.Both, a.Table.FirstOnly, a.Table.SecondOnly, a.Table.Neither}; !slices.Equal(got, c.AgreementCells) {
 				t.Errorf("agreement cells %v, want %v", got, c.AgreementCells)
 			}
 			near(t, "agreement change", a.Change.Estimate, *c.AgreementChange, 1e-12)
@@ -160,16 +161,4 @@ func TestNewcombePairedDifferenceMatchesTheIndependentImplementation(t *testing.
 		near(t, "lower", d.CI.Lower, c.Lower, 1e-12)
 		near(t, "upper", d.CI.Upper, c.Upper, 1e-12)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -35,6 +35,19 @@ func anchorCorpus(t *testing.T, n int) (string, []string) {
 	return dir, ids
 }
 
+// judgeServerEnv starts the bundled judge server and returns it, its test
+// server and the environment that points an OpenAI judge at it.
+func judgeServerEnv(t *testing.T) (*judgeserver.Server, *httptest.Server, []string) {
+	t.Helper()
+	srv, err := judgeserver.New(judgeserver.Options{APIKey: plantedKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return srv, ts, []string{"OPENAI_API_KEY=" + plantedKey, "OPENAI_BASE_URL=" + ts.URL + "/v1"}
+}
+
 // freezeAnchors runs anchor freeze in dir with args and fails the test
 // unless it exits 0.
 func freezeAnchors(t *testing.T, dir string, args ...string) {
@@ -89,13 +102,7 @@ func TestBinaryDriftRefusesAMissingAnchorRun(t *testing.T) {
 // both changes; with the same judge nothing is named and nothing drifts.
 func TestBinaryDriftNamesWhatChangedInTheJudge(t *testing.T) {
 	skipShort(t)
-	srv, err := judgeserver.New(judgeserver.Options{APIKey: plantedKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	env := []string{"OPENAI_API_KEY=" + plantedKey, "OPENAI_BASE_URL=" + ts.URL + "/v1"}
+	srv, ts, env := judgeServerEnv(t)
 	dir, _ := anchorCorpus(t, 5)
 	r := runBinary(t, binOptions{dir: dir, env: env}, "anchor", "freeze", "--quiet", "--no-cache", "--light", "openai:judge-mini",
 		"--deep", "builtin", "-o", "anchors.yaml", "runs")
@@ -152,13 +159,7 @@ func TestBinaryDriftNamesWhatChangedInTheJudge(t *testing.T) {
 // Markdown's trend section lists them; the same judge names none.
 func TestBinaryRunBaselineNamesWhatChangedInTheJudge(t *testing.T) {
 	skipShort(t)
-	srv, err := judgeserver.New(judgeserver.Options{APIKey: plantedKey})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	env := []string{"OPENAI_API_KEY=" + plantedKey, "OPENAI_BASE_URL=" + ts.URL + "/v1"}
+	_, _, env := judgeServerEnv(t)
 	dir, _ := anchorCorpus(t, 6)
 	prompt := filepath.Join(repoRoot(t), "programs", "llm", "prompts", "light.tmpl")
 	if _, err := os.Stat(prompt); err != nil {
