@@ -140,8 +140,8 @@ func simNight(t *testing.T, rng *rand.Rand, borderline float64, shift bool) *Doc
 // of 1,000 nights alarm, whatever the share of borderline runs (0, 5, 10
 // and 15% are measured; the power at each is logged for the README).
 func TestSimulatedLeniencyShiftIsDetected(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation: skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped under -short and the race detector")
 	}
 	const nights = 1000
 	for i, borderline := range []float64{0, 0.05, simBorderline, 0.15} {
@@ -207,8 +207,8 @@ func simYear(t *testing.T, rng *rand.Rand, looks, shiftAt int) (anytime, naive i
 // mistake the history avoids) and the anytime test's power when the shift
 // starts on night 1 or night 15, for the README.
 func TestSimulatedYearsOfNightlyChecksKeepAlpha(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation: skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped under -short and the race detector")
 	}
 	const years, looks = 1000, 30
 	rng := rand.New(rand.NewPCG(23, 2))

@@ -39,8 +39,8 @@ func TestNewcombePairedDifferenceProperties(t *testing.T) {
 // the 95% interval holds the true difference at least 93% of the time
 // (Newcombe 1998 reports coverage close to nominal for method 10).
 func TestNewcombePairedDifferenceCoverage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation: skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped under -short and the race detector")
 	}
 	rng := rand.New(rand.NewPCG(1998, 10))
 	for _, c := range []struct {

@@ -48,8 +48,8 @@ func TestSpentBonferroniHandWorked(t *testing.T) {
 // uniforms (the least): over 365 looks the share of series with any
 // rejection stays at most alpha, within simulation error.
 func TestSpentBonferroniKeepsAlphaUnderDependence(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation: skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: skipped under -short and the race detector")
 	}
 	const series, looks, alpha = 20000, 365, 0.05
 	rng := rand.New(rand.NewPCG(5, 6))
