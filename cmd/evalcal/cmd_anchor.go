@@ -103,7 +103,7 @@ failed is left out and listed on stderr.`,
 // validate checks the flags as evalcal run does, then the anchor file.
 func (o *anchorOptions) validate() error {
 	if err := o.run.validate(); err != nil {
-		return err
+		return asCommand(err, "anchor freeze")
 	}
 	if err := o.Output.resolve("anchor freeze", anchorFormats...); err != nil {
 		return err
@@ -115,6 +115,18 @@ func (o *anchorOptions) validate() error {
 		}
 	}
 	return o.Output.check("anchor freeze", o.run.io.Out, inputs...)
+}
+
+// asCommand names cmd instead of run in a usage error of run's flag
+// checks, which anchor freeze and drift share.
+func asCommand(err error, cmd string) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if rest, ok := strings.CutPrefix(ee.err.Error(), "run: "); ok {
+			ee.err = errors.New(cmd + ": " + rest)
+		}
+	}
+	return err
 }
 
 // anchorFreeze is evalcal anchor freeze's body, after validate.
@@ -144,7 +156,13 @@ func anchorFreeze(ctx context.Context, o *anchorOptions) error {
 	if !r.NoCache {
 		opts.Cache = openCache(r.CacheDir, stderr)
 	}
-	if cov, ok := s.deep.(calibrate.Coverage); ok {
+	var deepSource runner.Inspector = s.deep
+	if sb, ok := s.deep.(savedBoth); ok {
+		// One saved file on both sides: the runs without a deep line have
+		// no deep label, which an anchor run may lack.
+		deepSource = sb.sv
+	}
+	if cov, ok := deepSource.(calibrate.Coverage); ok {
 		opts.DeepRuns = map[string]bool{}
 		for _, run := range runs {
 			if cov.Covers(run.ID, runner.Deep) {

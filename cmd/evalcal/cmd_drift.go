@@ -147,8 +147,11 @@ func (o *driftOptions) validate() error {
 		}
 		r.Paths = o.anchors.Paths
 	}
+	if o.deepGiven && !o.anchors.HasDeep() {
+		return usageErrorf("drift: --deep: the anchors in %s hold no deep labels to compare deep with", o.AnchorFile)
+	}
 	if err := r.validate(); err != nil {
-		return err
+		return asCommand(err, "drift")
 	}
 	if err := o.Output.resolve("drift", anchorFormats...); err != nil {
 		return err

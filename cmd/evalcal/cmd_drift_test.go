@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -196,6 +198,68 @@ func TestBinaryRunBaselineNamesWhatChangedInTheJudge(t *testing.T) {
 	for _, want := range []string{"The judge changed since the baseline", "light: parameters.temperature: 0 → 0.7", "light: prompt_sha256: "} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("the Markdown report does not say %q:\n%s", want, md)
+		}
+	}
+}
+
+// runCLIPrinted runs the CLI in-process as runCLI does and returns
+// stderr as the process would print it: with the error message main
+// prints.
+func runCLIPrinted(t *testing.T, args ...string) (stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	printError(&errb, err)
+	return errb.String(), exitCode(err)
+}
+
+// TestDriftFlagsAreCheckedBeforeAnyWork: bad values, a file that is not an
+// anchor file, --deep against anchors without deep labels and run's own
+// checks (named as drift's) are usage errors, exit 2.
+func TestDriftFlagsAreCheckedBeforeAnyWork(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	dir := t.TempDir()
+	anchors := filepath.Join(dir, "anchors.yaml")
+	if stderr, code := runCLIPrinted(t, "anchor", "freeze", "--quiet", "--no-cache", "--light", "saved:testdata/inspections/twelve.jsonl",
+		"--deep", "builtin", "-o", anchors); code != 2 || !strings.Contains(stderr, "anchor freeze: no run PATH given") {
+		t.Errorf("freeze without runs: exit %d: %s", code, stderr)
+	}
+	if stderr, code := runCLIPrinted(t, "anchor", "freeze", "--quiet", "--no-cache", "--light", "saved:testdata/inspections/twelve.jsonl", "-o", anchors); code != 2 {
+		t.Errorf("light saved, deep builtin, no PATH: exit %d: %s", code, stderr)
+	}
+	lightOnly := filepath.Join(dir, "light.jsonl")
+	data, err := os.ReadFile("testdata/inspections/twelve.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"depth": "light"`) {
+			lines = append(lines, l)
+		}
+	}
+	if err := os.WriteFile(lightOnly, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if stderr, code := runCLIPrinted(t, "anchor", "freeze", "--quiet", "--no-cache", "--light", "saved:"+lightOnly, "--deep", "saved:"+lightOnly, "-o", anchors); code != 0 {
+		t.Fatalf("freeze light only: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--alpha", "1", anchors}, "drift: --alpha must be in (0, 1), got 1"},
+		{[]string{"--max-drop", "-1", anchors}, "drift: --max-drop must be in [0, 100) points"},
+		{[]string{"--jobs", "0", "--light", "saved:" + lightOnly, anchors}, "drift: --jobs must be at least 1"},
+		{[]string{"--deep", "builtin", "--light", "saved:" + lightOnly, anchors}, "anchors.yaml hold no deep labels"},
+		{[]string{"testdata/run/corpus.golden"}, `kind: "", want "evalcal-anchors"`},
+		{[]string{filepath.Join(dir, "absent.yaml")}, "absent.yaml"},
+		{[]string{"--history", filepath.Join(dir, "absent"), anchors}, "--history"},
+		{nil, "no ANCHORS file given"},
+	} {
+		stderr, code := runCLIPrinted(t, append([]string{"drift", "--quiet"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("drift %v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
 }
