@@ -66,6 +66,7 @@ drift later inspects exactly these runs again and says whether a judge changed.`
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
+	parent.SuggestionsMinimumDistance = 2
 	o := &anchorOptions{run: runOptions{io: f.io}}
 	c := &cobra.Command{
 		Use:   "freeze [flags] -o ANCHORS PATH...",
