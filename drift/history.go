@@ -7,7 +7,7 @@ import (
 )
 
 // HistoryMethod names the anytime-valid test in the document.
-const HistoryMethod = "spent Bonferroni: night k is held to alpha/(k(k+1)) per side; P(any false alarm, ever) <= alpha under any dependence between nights"
+const HistoryMethod = "spent Bonferroni: night k is held to alpha/(k(k+1)), shared among the sides inspected; P(any false alarm, ever) <= alpha under any dependence between nights"
 
 // HistoryInput is the earlier nights of one series: drift documents of the
 // same anchors and the same judges, oldest first (see SameSeries).
