@@ -38,7 +38,11 @@ func TestRankLLMJudgesAndAPanel(t *testing.T) {
 	if mini.Cost.USDPer1k == nil || claude.Cost.USDPer1k == nil || jury.Cost.USDPer1k == nil || *mini.Cost.USDPer1k <= 0 {
 		t.Fatalf("costs %+v %+v %+v", mini.Cost, claude.Cost, jury.Cost)
 	}
-	if sum := *mini.Cost.USDPer1k + *claude.Cost.USDPer1k; math.Abs(*jury.Cost.USDPer1k-sum) > 1e-12 {
+	// The three figures are each rounded to 6 significant digits (the
+	// precision rule), so the panel's may differ from the sum of its
+	// members' by the three roundings: 1.5 units of the 6th digit.
+	sum := *mini.Cost.USDPer1k + *claude.Cost.USDPer1k
+	if tol := 1.5 * math.Pow(10, math.Floor(math.Log10(sum))-5); math.Abs(*jury.Cost.USDPer1k-sum) > tol {
 		t.Errorf("panel $%v per 1k runs, members' sum $%v", *jury.Cost.USDPer1k, sum)
 	}
 	if !strings.HasPrefix(jury.Identity, "panel/1:majority:") || len(jury.Panel.Members) != 2 {
