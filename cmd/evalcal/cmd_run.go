@@ -286,7 +286,7 @@ var reportFormats = []string{"yaml", "json", "markdown", "md", "html"}
 // runRun is evalcal run's body, after validate: it builds the two
 // inspectors and calls the pipeline (calibrate.Run), then writes the report.
 func runRun(ctx context.Context, o *runOptions) error {
-	defer tuneGC(os.Getenv)()
+	defer tuneGC(os.Getenv, rootFS())()
 	stderr := o.io.ErrOut
 	gs, err := parseGates(o.Requires, report.Report{}, o.Baseline != "")
 	if err != nil {
