@@ -247,11 +247,11 @@ func addSide(t, c report.SideCost) report.SideCost {
 	t.Failed += c.Failed
 	t.Usage = t.Usage.Add(c.Usage)
 	t.Tokens += c.Tokens
-	t.Seconds += c.Seconds
+	t.Seconds = runner.AddSeconds(t.Seconds, c.Seconds) // exact: the runner's integer sum
 	if t.USD == nil || c.USD == nil {
 		t.USD = nil
 	} else {
-		v := *t.USD + *c.USD
+		v := runner.AddUSD(*t.USD, *c.USD)
 		t.USD = &v
 	}
 	return t

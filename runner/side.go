@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 
@@ -109,7 +108,9 @@ type side struct {
 
 	mu   sync.Mutex
 	cost SideCost
-	usd  float64
+	// usd (nano-dollars) and seconds (microseconds) are the sums behind
+	// cost.USD and cost.Seconds, exact whatever the order (exactsum.go).
+	usd, seconds int64
 	// early tracks the first calls' outcomes for the stop-early rule.
 	early      []string
 	succeeded  bool
@@ -181,7 +182,7 @@ func (s *side) recordCall(u *Usage, reported float64, retry bool) float64 {
 	if u != nil {
 		s.cost.Usage = s.cost.Usage.Add(*u)
 	}
-	s.usd += usd
+	s.usd += toUnits(usd, usdScale)
 	return usd
 }
 
@@ -198,7 +199,7 @@ func (s *side) recordOutcome(insp *Inspection, cached, failed bool) {
 	default:
 		s.cost.Inspections++
 		s.cost.Tokens += insp.Cost.Tokens
-		s.cost.Seconds += insp.Cost.Seconds
+		s.seconds += toUnits(insp.Cost.Seconds, secondsScale)
 	}
 }
 
@@ -207,11 +208,9 @@ func (s *side) summary() SideCost {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.cost
+	c.Seconds = float64(s.seconds) / secondsScale
 	if s.billed == nil || s.price != nil {
-		usd := s.usd
-		if math.IsNaN(usd) || math.IsInf(usd, 0) {
-			usd = 0
-		}
+		usd := float64(s.usd) / usdScale
 		c.USD = &usd
 	}
 	if c.Usage.Model == "" && s.billed != nil {
