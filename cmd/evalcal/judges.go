@@ -115,7 +115,7 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 			if err := checkRegular(rest); err != nil {
 				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
 			}
-			sv, runs, err := saved.LoadContext(ctx, rest)
+			sv, runs, err := loadSaved(ctx, rest, o.shardIndex, o.shardCount)
 			if err != nil {
 				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
 			}

@@ -26,6 +26,16 @@ func savedWithCosts(t *testing.T, n int) string {
 				float64(r.IntN(30000))/1e3+0.1, 100+r.IntN(900), float64(r.IntN(20000))/1e6+0.01)
 		}
 	}
+	// Bad lines: a shard only skims other shards' lines (saved.LoadShard),
+	// and its sample must still be the unsharded one.
+	b.WriteString(`{"run_id":"bad-1","system":"alpha","depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"maybe"}
+{"run_id":"bad-1","system":"alpha","depth":"deep","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}
+{"run_id":"bad-2","system":"beta","depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"maybe"}
+{"run_id":"bad-2","system":"beta","depth":"deep","runtime_fidelity":1,"task_effectiveness":1,"verdict":"maybe"}
+{"run_id":"bad-3","system":"alpha","depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}
+{"run_id":"bad-3","system":"gamma","depth":"deep","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}
+{"depth":"light"}
+`)
 	p := filepath.Join(t.TempDir(), "saved.jsonl")
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -35,7 +45,9 @@ func savedWithCosts(t *testing.T, n int) string {
 
 // The merge of 64 shards is byte-identical to the unsharded report, the
 // cost section included: cost sums are integers (runner/exactsum.go), not
-// float64 sums whose last digits depend on how the runs were grouped.
+// float64 sums whose last digits depend on how the runs were grouped; and
+// shards that skim other shards' lines (saved.LoadShard) still list the
+// unsharded sample, bad lines included.
 func TestMergeOf64ShardsEqualsUnshardedWithCosts(t *testing.T) {
 	saved := savedWithCosts(t, 64*12)
 	whole, stderr, code := runCLI(t, "run", "--no-cache", "--inspections", saved)

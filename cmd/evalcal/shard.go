@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/evalcal/evalcal/calibrate"
+	"github.com/evalcal/evalcal/programs/saved"
+	"github.com/evalcal/evalcal/sampler"
 )
 
 // Sources of a shard, as recorded in the report's inputs.shard_source.
@@ -144,4 +147,14 @@ func shardCount(name, v string) (int, error) {
 		return 0, fmt.Errorf("auto: %s=%d: a shard count is in [1, %d]", name, n, calibrate.MaxShards)
 	}
 	return n, nil
+}
+
+// loadSaved reads a saved-inspections file; a shard (n > 1) decodes only
+// the lines of its own runs (saved.LoadShard), so 64 shards do about the
+// work of one unsharded run instead of 64 times it.
+func loadSaved(ctx context.Context, path string, i, n int) (*saved.Inspector, []sampler.Run, error) {
+	if n <= 1 {
+		return saved.LoadContext(ctx, path)
+	}
+	return saved.LoadShard(ctx, path, func(id string) bool { return calibrate.ShardOf(id, n) == i })
 }
