@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/evalcal
 PKGS    := ./...
 
-.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run fuzz clean
+.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run bench-scale fuzz clean
 
 all: build
 
@@ -57,6 +57,13 @@ bench-python:
 # (about 4 minutes).
 bench-run:
 	sh testdata/bench/run/run.sh
+
+# bench-scale: evalcal run on saved inspections of 10k, 30k and 100k runs
+# (wall, CPU, peak RSS, CPU growth exponent), then 64 shards of 10k runs and
+# their merge against the unsharded run (about 5 minutes; SIZES, SHARDS and
+# SHARD_RUNS override, see testdata/bench/scale/run.sh).
+bench-scale:
+	SHARDS=$${SHARDS:-64} sh testdata/bench/scale/run.sh
 
 # fuzz: a short campaign on every parser's fuzz target.
 FUZZTIME ?= 60s
