@@ -21,7 +21,8 @@ import (
 // of machineMemory), not a fixed size: a fixed 400 MiB limit made the
 // collector run back to back once the live heap of 100k saved runs reached
 // it (half the CPU in the collector, CPU growing with exponent 2.1; issue
-// 26, testdata/bench/scale/run.sh). README.md, "Memory", documents it.
+// 26, testdata/bench/scale/run.sh). README.md ("Performance", Memory)
+// documents it.
 // Other commands keep Go's defaults: `score` holds its forecasts live, and
 // collecting more often keeps 5M of them under 150 MB.
 const gcPercent = 400
