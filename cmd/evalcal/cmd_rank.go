@@ -148,7 +148,7 @@ func (o *rankOptions) validate() error {
 // runRank is evalcal rank's body: one calibration per candidate (a panel's
 // members first), deep shared through one memo, then the ranking.
 func runRank(ctx context.Context, o *rankOptions) error {
-	defer tuneGC(os.Getenv)()
+	defer tuneGC(os.Getenv, rootFS())()
 	stderr := o.run.io.ErrOut
 	var cache *runner.Cache
 	if !o.run.NoCache {
