@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
@@ -22,8 +21,8 @@ const MaxShards = 10000
 // ParseShard reads "i/n" with 1 <= i <= n <= MaxShards.
 func ParseShard(s string) (int, int, error) {
 	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
+	i, err1 := ParseShardNumber(a)
+	n, err2 := ParseShardNumber(b)
 	switch {
 	case !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n:
 		return 0, 0, fmt.Errorf("want i/n with 1 <= i <= n, got %q", s)
@@ -31,6 +30,25 @@ func ParseShard(s string) (int, int, error) {
 		return 0, 0, fmt.Errorf("%q: at most %d shards", s, MaxShards)
 	}
 	return i, n, nil
+}
+
+// ParseShardNumber reads a shard index or count, the one form every
+// shard input accepts (--shard, EVALCAL_SHARD, the job runners'
+// variables): decimal digits, no sign, no spaces, no leading zero ("0"
+// itself is a number), at most 18 digits (no overflow; callers bound the value). "1/3 ", " 3", "+1", "01" and "-0"
+// are refused alike.
+func ParseShardNumber(s string) (int, error) {
+	if s == "" || len(s) > 18 || (len(s) > 1 && s[0] == '0') {
+		return 0, fmt.Errorf("%q is not a shard number (decimal digits, no sign, spaces or leading zeros)", s)
+	}
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%q is not a shard number (decimal digits, no sign, spaces or leading zeros)", s)
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, nil
 }
 
 // ShardOf is the shard (1..n) run id belongs to: the first 8 bytes of

@@ -127,6 +127,10 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 			o.judgeSeedGiven = c.Flags().Changed("judge-seed")
 			o.temperatureGiven = c.Flags().Changed("temperature")
 			o.Escalation.riskGiven = c.Flags().Changed("risk")
+			if c.Flags().Changed("deep-fraction") && o.DeepFraction == 0 {
+				// 0 is the unset default; given, it is outside 0 < F <= 1.
+				return usageErrorf("run: --deep-fraction must be in (0, 1], got 0")
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
