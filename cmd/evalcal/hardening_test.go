@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,5 +78,37 @@ func TestUnknownCommandBeforeAFlagIsNamed(t *testing.T) {
 	err := run(context.Background(), []string{"nosuchverb", "--no-cache"}, io.Discard, io.Discard)
 	if exitCode(err) != exitUsage || !strings.Contains(fmt.Sprint(err), `unknown command "nosuchverb"`) || strings.Contains(fmt.Sprint(err), "unknown flag") {
 		t.Errorf("exit %d: %v", exitCode(err), err)
+	}
+}
+
+// Issue 27 (5): a shard whose comparison was edited by hand (one
+// light_verdict changed, verdict_match left) is refused, exit 2, naming
+// the shard file and the run; the unedited shards still merge.
+func TestMergeRefusesAShardThatContradictsItself(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	paths := shardReports(t, 2)
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(data, []byte("\ncomparisons:\n"))
+	m := regexp.MustCompile(`(?m)^(\s*- run_id: (\S+)\n(?:\s+\w+: .*\n)*?\s+light_verdict: )(\w+)`).FindSubmatchIndex(data[max(start, 0):])
+	if start < 0 || m == nil {
+		t.Fatal("no comparison in the shard")
+	}
+	for k := range m {
+		m[k] += start
+	}
+	runID, verdict := string(data[m[4]:m[5]]), string(data[m[6]:m[7]])
+	other := map[string]string{"pass": "fail", "fail": "pass", "partial": "pass"}[verdict]
+	edited := append(append(append([]byte{}, data[:m[6]]...), other...), data[m[7]:]...)
+	if err := os.WriteFile(paths[0], edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = run(context.Background(), []string{"merge", paths[0], paths[1]}, &out, io.Discard)
+	if exitCode(err) != exitUsage || out.Len() != 0 || !strings.Contains(fmt.Sprint(err), paths[0]) ||
+		!strings.Contains(fmt.Sprint(err), "run "+runID) || !strings.Contains(fmt.Sprint(err), "verdict_match") {
+		t.Errorf("exit %d, %d bytes out: %v", exitCode(err), out.Len(), err)
 	}
 }
