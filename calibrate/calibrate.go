@@ -95,7 +95,8 @@ func (e *SampleError) Unwrap() error { return e.Err }
 // report, also when inspections failed (the report says which) or the
 // budget stopped the calls (Report.Cost.BudgetStopped). The error is
 // ctx.Err() when interrupted (the report then holds what finished), a
-// *runner.StopError when a side was misconfigured (no report), a
+// *runner.StopError when a side was misconfigured (with the report of what
+// finished when some runs got both inspections, else none), a
 // *SampleError when no sample could be drawn, or a discovery error.
 func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.Light == nil || cfg.Deep == nil {
@@ -152,7 +153,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
 	res, runErr := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
 	var stop *runner.StopError
-	if errors.As(runErr, &stop) {
+	if errors.As(runErr, &stop) && len(res.Pairs) == 0 {
 		return nil, runErr
 	}
 
@@ -175,6 +176,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Sample.Rejected = u.Unattributed()
 	}
 	Fill(rep, data)
+	if stop != nil {
+		// Stopped after some good calls (a key revoked mid-run): the
+		// report of what finished is written, as after a budget stop.
+		rep.Partial = true
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the run stopped (%v) after %d runs got both inspections; %d runs were not inspected and the statistics cover the finished ones only",
+			stop, len(res.Pairs), res.Interrupted))
+	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	if uncovered > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no light inspection in the light source (%s) and were left out",

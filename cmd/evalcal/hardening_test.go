@@ -5,10 +5,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/evalcal/evalcal/internal/judgeserver"
 )
 
 // Issue 27 (7): --deep-fraction 0 is outside 0 < F <= 1, a usage error,
@@ -110,5 +117,47 @@ func TestMergeRefusesAShardThatContradictsItself(t *testing.T) {
 	if exitCode(err) != exitUsage || out.Len() != 0 || !strings.Contains(fmt.Sprint(err), paths[0]) ||
 		!strings.Contains(fmt.Sprint(err), "run "+runID) || !strings.Contains(fmt.Sprint(err), "verdict_match") {
 		t.Errorf("exit %d, %d bytes out: %v", exitCode(err), out.Len(), err)
+	}
+}
+
+// Issue 27 (14): a key revoked mid-run (401 after some good calls) stops
+// the run with exit 2 as before, and writes the report of what finished,
+// as the budget stop does.
+func TestAuthFailureMidRunWritesThePartialReport(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	srv, err := judgeserver.New(judgeserver.Options{APIKey: plantedKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) > 8 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}`)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	t.Setenv("OPENAI_BASE_URL", ts.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", plantedKey)
+	out := filepath.Join(t.TempDir(), "r.yaml")
+	var stderr strings.Builder
+	err = run(context.Background(), []string{"run", "--no-cache", "--quiet", "--jobs", "1", "--light", "openai:judge-mini",
+		"--deep", "openai:judge-large", "-o", out, "testdata/runs"}, io.Discard, &stderr)
+	if exitCode(err) != exitUsage || !strings.Contains(fmt.Sprint(err), "authentication failed") {
+		t.Fatalf("exit %d: %v", exitCode(err), err)
+	}
+	r := readReport(t, out)
+	if r.SampleSize == 0 || r.SampleSize >= len(r.Sample.Runs) || !r.Partial {
+		t.Errorf("report of %d comparisons of %d runs, partial %v", r.SampleSize, len(r.Sample.Runs), r.Partial)
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "the run stopped") }) {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	data, _ := os.ReadFile(out)
+	if strings.Contains(string(data)+stderr.String(), plantedKey[:12]) {
+		t.Error("the key reached the report or stderr")
 	}
 }
