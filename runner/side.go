@@ -171,8 +171,17 @@ func (s *side) callUSD(u *Usage, reported float64) float64 {
 
 // recordCall adds one call (attempt) to the side's cost and returns the
 // USD it cost.
-func (s *side) recordCall(u *Usage, reported float64, retry bool) float64 {
+//
+// Usage no call can have (a negative count, or one over MaxCallUsage) and
+// a cost that is negative or not finite are not believed: the call is
+// booked at worst, what the budget reserved for it, and its usage is left
+// out of the side's, so a lying inspector or server can neither credit
+// the --max-cost budget nor overflow a count (issue 27).
+func (s *side) recordCall(u *Usage, reported, worst float64, retry bool) float64 {
 	usd := s.callUSD(u, reported)
+	if (u != nil && !plausibleUsage(*u)) || !(usd >= 0) || math.IsInf(usd, 0) {
+		u, usd = nil, max(worst, 0)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cost.Calls++
@@ -324,4 +333,19 @@ func (b *budget) hasStopped() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.stopped
+}
+
+// MaxCallUsage bounds each token count one inspector call may report:
+// far above any model's context, far below an int64 overflow when summed
+// over millions of calls.
+const MaxCallUsage = 1 << 40
+
+// plausibleUsage reports whether every count of u is in 0..MaxCallUsage.
+func plausibleUsage(u Usage) bool {
+	for _, n := range []int64{u.Calls, u.Input, u.Output, u.CachedInput, u.Reasoning} {
+		if n < 0 || n > MaxCallUsage {
+			return false
+		}
+	}
+	return true
 }
