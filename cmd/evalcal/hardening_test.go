@@ -3,17 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/evalcal/evalcal/internal/judgeserver"
 )
@@ -159,5 +163,52 @@ func TestAuthFailureMidRunWritesThePartialReport(t *testing.T) {
 	data, _ := os.ReadFile(out)
 	if strings.Contains(string(data)+stderr.String(), plantedKey[:12]) {
 		t.Error("the key reached the report or stderr")
+	}
+}
+
+// Issue 27 (2): SIGTERM while evalcal parses a hostile judge answer
+// (`{"a":` 200,000 times, 1 MB) ends the run with exit 130 within moments,
+// not after the parse.
+func TestSigtermDuringAnswerParsingExitsPromptly(t *testing.T) {
+	skipShort(t)
+	bin := buildEvalcal(t)
+	var requests atomic.Int64
+	bomb := strings.Repeat(`{"a":`, 200_000)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": %q}}], "usage": {"prompt_tokens": 10, "completion_tokens": 10}}`, bomb)
+	}))
+	defer ts.Close()
+	cmd := exec.Command(bin, "run", "--no-cache", "--quiet", "--jobs", "1", "--timeout", "10m", "--light", "openai:m", "--deep", "openai:m", "testdata/runs")
+	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+ts.URL+"/v1", "OPENAI_API_KEY="+plantedKey)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for deadline := time.Now().Add(30 * time.Second); requests.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the answer is being read
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v after SIGTERM", d)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still running 20 s after SIGTERM (%d requests)", requests.Load())
 	}
 }

@@ -67,7 +67,21 @@ func FuzzParseAnswer(f *testing.F) {
 	f.Add("```json\n" + goodAnswer + "\n```")
 	f.Add(`{"runtime_fidelity": 1e999}`)
 	f.Add(strings.Repeat("{", 100))
+	f.Add(strings.Repeat(`{"a":`, 2000))
+	f.Add(strings.Repeat(`{"a":[`, 2000) + goodAnswer)
 	f.Fuzz(func(t *testing.T, text string) {
+		// The time bound per input (issue 27): the fuzzer's inputs are
+		// small, so they are grown to 1 MB; parsing is linear in the
+		// answer, so 1 MB takes milliseconds, far under the bound.
+		big := text
+		for len(big) > 0 && len(big) < 1<<20 {
+			big += big
+		}
+		start := time.Now()
+		parseAnswer(context.Background(), big, parseRun, runner.Light)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("parsing %d bytes (%.40q repeated) took %v", len(big), text, d)
+		}
 		insp, err := parseAnswer(context.Background(), text, parseRun, runner.Light)
 		if err == nil {
 			if insp.RunID != parseRun.ID || runner.CheckInspection(insp) != nil {
