@@ -212,3 +212,59 @@ func TestSigtermDuringAnswerParsingExitsPromptly(t *testing.T) {
 		t.Fatalf("still running 20 s after SIGTERM (%d requests)", requests.Load())
 	}
 }
+
+// Issue 27 (4): a hostile judge that plants the key in its valid answers
+// (summary, flag description and evidence, a service), and in its errors,
+// leaves no piece of it in any output: stdout, stderr, every report
+// format, the cache.
+func TestPlantedKeyInAnswersReachesNoOutput(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	var requests atomic.Int64
+	answer := `{"runtime_fidelity": 40, "task_effectiveness": 90, "services": [{"name": "api", "status": "ok ` + plantedKey + `"}],
+		"flags": [{"id": "leak", "severity": "warning", "description": "Bearer ` + plantedKey + `", "evidence": "Authorization: Bearer ` + plantedKey + `"}],
+		"verdict": "partial", "summary": "the log shows Bearer ` + plantedKey + `"}`
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if requests.Add(1)%7 == 0 {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprintf(w, `{"error": {"message": "bad key %s", "type": "server_error"}}`, plantedKey)
+			return
+		}
+		fmt.Fprintf(w, `{"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": %q}}], "usage": {"prompt_tokens": 10, "completion_tokens": 10}}`, answer)
+	}))
+	defer ts.Close()
+	t.Setenv("OPENAI_BASE_URL", ts.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", plantedKey)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	var outputs []string
+	for _, args := range [][]string{
+		{"-o", filepath.Join(dir, "r.yaml")},
+		{"--format", "json"},
+		{"-o", filepath.Join(dir, "r.html")},
+		{"-o", filepath.Join(dir, "r.md")},
+	} {
+		out, stderr, _ := runCLI(t, append(append([]string{"run", "--cache", cache, "--sample", "6", "--retries", "1",
+			"--light", "openai:judge-mini", "--deep", "openai:judge-large"}, args...), "testdata/runs")...)
+		outputs = append(outputs, out, stderr)
+	}
+	files := 0
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			outputs = append(outputs, string(b))
+			files++
+		}
+		return nil
+	})
+	if files < 6 || requests.Load() < 12 {
+		t.Fatalf("%d files, %d requests: too little to check", files, requests.Load())
+	}
+	for _, o := range outputs {
+		for i := 0; i+8 <= len(plantedKey); i++ {
+			if strings.Contains(o, plantedKey[i:i+8]) {
+				t.Fatalf("an output holds %q of the key:\n%.300s", plantedKey[i:i+8], o)
+			}
+		}
+	}
+}
