@@ -341,7 +341,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	case errors.As(err, &stop) && rep != nil:
 		// Stopped after some good calls: the report of what finished is
 		// written, as after a budget stop; still exit 2.
-		return finishReport(ctx, rep, baseline, nil, &o.Output, o.io, func() error {
+		return finishReport(ctx, rep, &o.Output, o.io, func() error {
 			return inputError(fmt.Errorf("run stopped: %w; the report covers the %d runs that finished", err, len(rep.Comparisons)))
 		})
 	case errors.As(err, &stop):
