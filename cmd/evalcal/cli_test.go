@@ -138,9 +138,9 @@ func TestBinaryTyposGetSuggestions(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"rn", "testdata/runs"}, `unknown command "rn" (did you mean "run"?)`},
+		{[]string{"rn", "testdata/runs"}, `unknown command "rn" (did you mean "run" or "rank"?)`},
 		{[]string{"socre", "x.jsonl"}, `unknown command "socre" (did you mean "score"?)`},
-		{[]string{"help", "rnu"}, `unknown command "rnu" (did you mean "run"?)`},
+		{[]string{"help", "rnu"}, `unknown command "rnu" (did you mean "rank" or "run"?)`},
 		{[]string{"run", "--formt", "json", "testdata/runs"}, "run: unknown flag --formt (did you mean --format?)"},
 		{[]string{"run", "-fromat", "json", "testdata/runs"}, "run: unknown flag -fromat (did you mean --format?)"},
 		{[]string{"run", "--insp", "x", "testdata/runs"}, "(did you mean --inspector or --inspections?)"},
