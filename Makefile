@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/evalcal
 PKGS    := ./...
 
-.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run fuzz clean
+.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run bench-scale fuzz clean
 
 all: build
 
@@ -58,6 +58,13 @@ bench-python:
 bench-run:
 	sh testdata/bench/run/run.sh
 
+# bench-scale: evalcal run on saved inspections of 10k, 30k and 100k runs
+# (wall, CPU, peak RSS, CPU growth exponent), then 64 shards of 10k runs and
+# their merge against the unsharded run (about 5 minutes; SIZES, SHARDS and
+# SHARD_RUNS override, see testdata/bench/scale/run.sh).
+bench-scale:
+	SHARDS=$${SHARDS:-64} sh testdata/bench/scale/run.sh
+
 # fuzz: a short campaign on every parser's fuzz target.
 FUZZTIME ?= 60s
 fuzz:
@@ -93,4 +100,32 @@ demo-llm: build
 	  -o out/demo-llm.yaml testdata/runs; \
 	status=$$?; \
 	if [ -f out/demo-llm.yaml ]; then echo "report: $(CURDIR)/out/demo-llm.yaml"; fi; \
+	exit $$status
+
+# demo-rank: which light judge to use? Ranks judge-mini, the builtin
+# inspector and a panel of both plus judge-large (light depth) against
+# judge-large at deep depth, through the bundled judge server (no network,
+# no key); README "Choosing a judge" walks through the answer.
+.PHONY: demo-rank
+demo-rank: build
+	$(GO) build -o $(JUDGESERVER) ./cmd/judgeserver
+	@mkdir -p out
+	@rm -f out/judgeserver-rank.url out/demo-rank.md out/demo-rank.html; \
+	./$(JUDGESERVER) --addr 127.0.0.1:0 > out/judgeserver-rank.url & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq 100); do [ -s out/judgeserver-rank.url ] && break; sleep 0.1; done; \
+	url=$$(head -n 1 out/judgeserver-rank.url); \
+	if [ -z "$$url" ]; then echo "demo-rank: the judge server did not start" >&2; exit 1; fi; \
+	OPENAI_BASE_URL=$$url OPENAI_API_KEY=demo-key-not-secret \
+	  ./$(BIN) rank --deep openai:judge-large --light mini=openai:judge-mini --light builtin=builtin \
+	    --light 'jury=panel:openai:judge-mini,builtin,openai:judge-large' --seed 1 --no-cache --quiet \
+	    --price judge-mini=0.15/0.6 --price judge-large=2.5/10/0.25 \
+	  -o out/demo-rank.html testdata/runs && \
+	OPENAI_BASE_URL=$$url OPENAI_API_KEY=demo-key-not-secret \
+	  ./$(BIN) rank --deep openai:judge-large --light mini=openai:judge-mini --light builtin=builtin \
+	    --light 'jury=panel:openai:judge-mini,builtin,openai:judge-large' --seed 1 --no-cache --quiet \
+	    --price judge-mini=0.15/0.6 --price judge-large=2.5/10/0.25 \
+	  -o out/demo-rank.md testdata/runs; \
+	status=$$?; \
+	if [ -f out/demo-rank.md ]; then echo "ranking: $(CURDIR)/out/demo-rank.md and .html"; fi; \
 	exit $$status

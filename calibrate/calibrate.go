@@ -62,6 +62,11 @@ type Config struct {
 	// hashes are kept between runs (sampler.DiscoverOptions.HashCache);
 	// "" keeps none.
 	DescribeCache string
+	// Judges, when not nil, adds to the report's inputs what each side's
+	// judge identity is a hash of (an LLM judge's provider, base URL,
+	// model, parameters and prompt hash), before Finish compares them with
+	// a baseline's; cmd/evalcal sets it.
+	Judges func(light, deep *report.Side)
 	// Finish completes the report: the trend against a baseline and the
 	// CI gates.
 	Finish Finish
@@ -91,7 +96,8 @@ func (e *SampleError) Unwrap() error { return e.Err }
 // report, also when inspections failed (the report says which) or the
 // budget stopped the calls (Report.Cost.BudgetStopped). The error is
 // ctx.Err() when interrupted (the report then holds what finished), a
-// *runner.StopError when a side was misconfigured (no report), a
+// *runner.StopError when a side was misconfigured (with the report of what
+// finished when some runs got both inspections, else none), a
 // *SampleError when no sample could be drawn, or a discovery error.
 func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.Light == nil || cfg.Deep == nil {
@@ -148,7 +154,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
 	res, runErr := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
 	var stop *runner.StopError
-	if errors.As(runErr, &stop) {
+	if errors.As(runErr, &stop) && len(res.Pairs) == 0 {
 		return nil, runErr
 	}
 
@@ -171,10 +177,20 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Sample.Rejected = u.Unattributed()
 	}
 	Fill(rep, data)
+	if stop != nil {
+		// Stopped after some good calls (a key revoked mid-run): the
+		// report of what finished is written, as after a budget stop.
+		rep.Partial = true
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the run stopped (%v) after %d runs got both inspections; %d runs were not inspected and the statistics cover the finished ones only",
+			stop, len(res.Pairs), res.Interrupted))
+	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	if uncovered > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no light inspection in the light source (%s) and were left out",
 			uncovered, cfg.LightSpec))
+	}
+	if cfg.Judges != nil {
+		cfg.Judges(&rep.Inputs.Light, &rep.Inputs.Deep)
 	}
 	cfg.Finish.apply(rep)
 	return rep, runErr

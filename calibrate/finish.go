@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"strings"
+
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
 )
@@ -26,6 +28,9 @@ func (f Finish) apply(rep *report.Report) {
 	if f.Baseline != nil {
 		t := CompareReports(f.Baseline, rep)
 		rep.Trend = &t
+		if len(t.Judges) > 0 {
+			rep.Warnings = append(rep.Warnings, "the judge changed since the baseline, so the trend compares two judges: "+strings.Join(t.Judges, "; "))
+		}
 	}
 	if len(f.Gates) > 0 {
 		report.Summarize(rep)

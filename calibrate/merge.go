@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
@@ -22,8 +22,8 @@ const MaxShards = 10000
 // ParseShard reads "i/n" with 1 <= i <= n <= MaxShards.
 func ParseShard(s string) (int, int, error) {
 	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
+	i, err1 := ParseShardNumber(a)
+	n, err2 := ParseShardNumber(b)
 	switch {
 	case !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n:
 		return 0, 0, fmt.Errorf("want i/n with 1 <= i <= n, got %q", s)
@@ -31,6 +31,25 @@ func ParseShard(s string) (int, int, error) {
 		return 0, 0, fmt.Errorf("%q: at most %d shards", s, MaxShards)
 	}
 	return i, n, nil
+}
+
+// ParseShardNumber reads a shard index or count, the one form every
+// shard input accepts (--shard, EVALCAL_SHARD, the job runners'
+// variables): decimal digits, no sign, no spaces, no leading zero ("0"
+// itself is a number), at most 18 digits (no overflow; callers bound the value). "1/3 ", " 3", "+1", "01" and "-0"
+// are refused alike.
+func ParseShardNumber(s string) (int, error) {
+	if s == "" || len(s) > 18 || (len(s) > 1 && s[0] == '0') {
+		return 0, fmt.Errorf("%q is not a shard number (decimal digits, no sign, spaces or leading zeros)", s)
+	}
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("%q is not a shard number (decimal digits, no sign, spaces or leading zeros)", s)
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, nil
 }
 
 // ShardOf is the shard (1..n) run id belongs to: the first 8 bytes of
@@ -56,9 +75,10 @@ func ShardOf(id string, n int) int {
 // first field that differs is named; inputs.shard_source, where a shard's
 // index came from, may differ); and each shard accounts for exactly its
 // own runs: every sampled run that belongs to it has a comparison, a
-// light-only inspection or a failure, and nothing else is there. The
-// merged report has neither inputs.shard nor inputs.shard_source. fin
-// completes it (trend, gates, summary) as Run completes an unsharded one.
+// light-only inspection or a failure, and nothing else is there; and no
+// comparison contradicts itself (see contradiction). The merged report
+// has neither inputs.shard nor inputs.shard_source. fin completes it
+// (trend, gates, summary) as Run completes an unsharded one.
 func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("merge: no shard report given")
@@ -87,6 +107,11 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 		}
 		if err := accounted(r, i, n, names[k]); err != nil {
 			return nil, err
+		}
+		for _, c := range r.Comparisons {
+			if why := contradiction(c); why != "" {
+				return nil, fmt.Errorf("merge: %s: run %s: the comparison contradicts itself (edited by hand?): %s", names[k], c.RunID, why)
+			}
 		}
 		claim := func(id string) error {
 			if prev, dup := owner[id]; dup && prev != names[k] {
@@ -247,12 +272,64 @@ func addSide(t, c report.SideCost) report.SideCost {
 	t.Failed += c.Failed
 	t.Usage = t.Usage.Add(c.Usage)
 	t.Tokens += c.Tokens
-	t.Seconds += c.Seconds
+	t.Seconds = runner.AddSeconds(t.Seconds, c.Seconds) // exact: the runner's integer sum
 	if t.USD == nil || c.USD == nil {
 		t.USD = nil
 	} else {
-		v := *t.USD + *c.USD
+		v := runner.AddUSD(*t.USD, *c.USD)
 		t.USD = &v
 	}
 	return t
+}
+
+// contradiction says how comparison c's fields contradict each other, or
+// "" when they agree: every field merge's statistics read that the
+// comparator derives from others (comparator.Compare) is derived again
+// and compared exactly (reports keep every figure exact): the verdicts
+// are verdicts, verdict_match is their equality, each delta is deep minus
+// light of scores in 0..100, a verdict split is the disagreement type
+// exactly when the verdicts differ, and minor_noise is matching verdicts
+// with both deltas under comparator.MinorNoisePoints. A shard edited by
+// hand would otherwise merge into a report whose agreement counts one
+// verdict and whose kappa another.
+func contradiction(c comparator.Comparison) string {
+	for _, v := range []struct{ name, verdict string }{{"light_verdict", c.LightVerdict}, {"deep_verdict", c.DeepVerdict}} {
+		switch v.verdict {
+		case runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass:
+		default:
+			return fmt.Sprintf("%s %q is not fail, partial or pass", v.name, v.verdict)
+		}
+	}
+	match := c.LightVerdict == c.DeepVerdict
+	if c.VerdictMatch != match {
+		return fmt.Sprintf("verdict_match is %v but light_verdict is %s and deep_verdict %s", c.VerdictMatch, c.LightVerdict, c.DeepVerdict)
+	}
+	for _, sc := range []struct {
+		name string
+		x    float64
+	}{{"light_scores.runtime_fidelity", c.Light.RuntimeFidelity}, {"light_scores.task_effectiveness", c.Light.TaskEffectiveness},
+		{"deep_scores.runtime_fidelity", c.Deep.RuntimeFidelity}, {"deep_scores.task_effectiveness", c.Deep.TaskEffectiveness}} {
+		if !(sc.x >= 0 && sc.x <= 100) {
+			return fmt.Sprintf("%s %v is outside 0..100", sc.name, sc.x)
+		}
+	}
+	rf, te := c.Deep.RuntimeFidelity-c.Light.RuntimeFidelity, c.Deep.TaskEffectiveness-c.Light.TaskEffectiveness
+	switch {
+	case c.RuntimeFidelityDelta != rf:
+		return fmt.Sprintf("runtime_fidelity_delta is %v but the scores give %v", c.RuntimeFidelityDelta, rf)
+	case c.TaskEffectivenessDelta != te:
+		return fmt.Sprintf("task_effectiveness_delta is %v but the scores give %v", c.TaskEffectivenessDelta, te)
+	}
+	dt := "null"
+	if c.DisagreementType != nil {
+		dt = string(*c.DisagreementType)
+	}
+	if split := dt == string(comparator.VerdictSplit); split == match {
+		return fmt.Sprintf("disagreement_type is %s but verdict_match is %v", dt, c.VerdictMatch)
+	}
+	noise := match && math.Abs(rf) < comparator.MinorNoisePoints && math.Abs(te) < comparator.MinorNoisePoints
+	if c.MinorNoise != noise {
+		return fmt.Sprintf("minor_noise is %v but the verdicts and deltas give %v", c.MinorNoise, noise)
+	}
+	return ""
 }

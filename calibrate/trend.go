@@ -34,6 +34,7 @@ func CompareReports(prev, cur *report.Report) report.Trend {
 		TaskEffectiveness: correlationChange(prev.ScoreCorrelation.TaskEffectiveness, cur.ScoreCorrelation.TaskEffectiveness),
 	}
 	t.Brier, t.Calibration = forecastChanges(prev, cur)
+	t.Judges = judgeChanges(prev.Inputs, cur.Inputs)
 	for _, c := range []struct {
 		name string
 		ch   report.Change

@@ -70,3 +70,22 @@ func VerdictRank(v string) int {
 	}
 	return 2
 }
+
+// Verdict is the verdict rule of the inspectors evalcal ships
+// (docs/DESIGN.md): fail if the run did not complete or either score is
+// under FailBelow; pass if both reach PassAt and no flag is critical;
+// partial otherwise.
+func Verdict(completed bool, runtime, task float64, flags []Flag) string {
+	if !completed || runtime < FailBelow || task < FailBelow {
+		return VerdictFail
+	}
+	for _, f := range flags {
+		if f.Severity == SeverityCritical {
+			return VerdictPartial
+		}
+	}
+	if runtime >= PassAt && task >= PassAt {
+		return VerdictPass
+	}
+	return VerdictPartial
+}

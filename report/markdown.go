@@ -362,6 +362,9 @@ func firstNonEmpty(s ...string) string {
 func trendSection(t Trend) section {
 	s := section{ID: "trend", Heading: "Trend against the baseline"}
 	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("Baseline: %s, %d runs, content %s.", t.Baseline.GeneratedBy, t.Baseline.SampleSize, t.Baseline.ContentHash)})
+	if len(t.Judges) > 0 {
+		s.Blocks = append(s.Blocks, block{Text: "The judge changed since the baseline, so the figures compare two judges:"}, block{Items: t.Judges})
+	}
 	tb := table{Header: []string{"figure", "before", "now", "difference", "95% interval", "distinguishable", "method"}}
 	for _, c := range []struct {
 		name   string

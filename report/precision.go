@@ -127,6 +127,11 @@ var precisionRules = []precisionRule{
 	// agreement_rate.wilson95.{lower,upper},
 	// agreement_by_system[].{wilson95,simultaneous95}.{lower,upper}.
 	{"agreement_rate.**", Percent},
+	// The ranking document's agreements and their intervals (evalcal
+	// rank): candidates[].agreement.{percent,wilson95.*},
+	// candidates[].panel.members[].agreement.{percent,wilson95.*}.
+	{"candidates.agreement.**", Percent},
+	{"members.agreement.**", Percent},
 	{"agreement_by_system.**", Percent},
 	// The system-clustered agreement interval is in percent too:
 	// agreement_clustered.ci95.{lower,upper} (design_effect is a ratio).

@@ -146,10 +146,17 @@ type Inputs struct {
 	CommandLine []string `yaml:"command_line" json:"command_line"`
 }
 
-// Side is one side's inspector.
+// Side is one side's inspector. For an LLM judge it also says what the
+// identity is a hash of, so that a trend against a baseline can name what
+// changed (issue 23); the other inspectors leave those fields out.
 type Side struct {
-	Spec     string `yaml:"spec" json:"spec"`
-	Identity string `yaml:"identity" json:"identity"`
+	Spec         string            `yaml:"spec" json:"spec"`
+	Identity     string            `yaml:"identity" json:"identity"`
+	Provider     string            `yaml:"provider,omitempty" json:"provider,omitempty"`
+	BaseURL      string            `yaml:"base_url,omitempty" json:"base_url,omitempty"`
+	Model        string            `yaml:"model,omitempty" json:"model,omitempty"`
+	Parameters   map[string]string `yaml:"parameters,omitempty" json:"parameters,omitempty"`
+	PromptSHA256 string            `yaml:"prompt_sha256,omitempty" json:"prompt_sha256,omitempty"`
 }
 
 // SubsetInputs says how the deep subset was chosen.

@@ -33,6 +33,10 @@ type Trend struct {
 	// and not the other, sorted.
 	RunsOnlyNow    []string `yaml:"runs_only_now" json:"runs_only_now"`
 	RunsOnlyBefore []string `yaml:"runs_only_before" json:"runs_only_before"`
+	// Judges names what changed in either side's judge since the
+	// baseline ("light: model: gpt-4o → gpt-4o-2024-11-20"); absent when
+	// nothing did.
+	Judges []string `yaml:"judges,omitempty" json:"judges,omitempty"`
 }
 
 // TrendSource identifies the baseline report.

@@ -534,7 +534,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run inspection.Run, depth ins
 		} else if u, ok := inspection.UsageOf(err); ok {
 			usage = &u
 		}
-		usd := s.recordCall(usage, reported, attempts > 1)
+		usd := s.recordCall(usage, reported, worst, attempts > 1)
 		p.budget.settle(worst, usd)
 		if err == nil {
 			if s.billed != nil && s.price != nil {

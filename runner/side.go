@@ -109,7 +109,9 @@ type side struct {
 
 	mu   sync.Mutex
 	cost SideCost
-	usd  float64
+	// usd (nano-dollars) and seconds (microseconds) are the sums behind
+	// cost.USD and cost.Seconds, exact whatever the order (exactsum.go).
+	usd, seconds int64
 	// early tracks the first calls' outcomes for the stop-early rule.
 	early      []string
 	succeeded  bool
@@ -170,8 +172,17 @@ func (s *side) callUSD(u *inspection.Usage, reported float64) float64 {
 
 // recordCall adds one call (attempt) to the side's cost and returns the
 // USD it cost.
-func (s *side) recordCall(u *inspection.Usage, reported float64, retry bool) float64 {
+//
+// Usage no call can have (a negative count, or one over MaxCallUsage) and
+// a cost that is negative or not finite are not believed: the call is
+// booked at worst, what the budget reserved for it, and its usage is left
+// out of the side's, so a lying inspector or server can neither credit
+// the --max-cost budget nor overflow a count (issue 27).
+func (s *side) recordCall(u *inspection.Usage, reported, worst float64, retry bool) float64 {
 	usd := s.callUSD(u, reported)
+	if (u != nil && !plausibleUsage(*u)) || !(usd >= 0) || math.IsInf(usd, 0) {
+		u, usd = nil, max(worst, 0)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cost.Calls++
@@ -181,7 +192,7 @@ func (s *side) recordCall(u *inspection.Usage, reported float64, retry bool) flo
 	if u != nil {
 		s.cost.Usage = s.cost.Usage.Add(*u)
 	}
-	s.usd += usd
+	s.usd += toUnits(usd, usdScale)
 	return usd
 }
 
@@ -198,7 +209,7 @@ func (s *side) recordOutcome(insp *inspection.Inspection, cached, failed bool) {
 	default:
 		s.cost.Inspections++
 		s.cost.Tokens += insp.Cost.Tokens
-		s.cost.Seconds += insp.Cost.Seconds
+		s.seconds += toUnits(insp.Cost.Seconds, secondsScale)
 	}
 }
 
@@ -207,11 +218,9 @@ func (s *side) summary() SideCost {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.cost
+	c.Seconds = float64(s.seconds) / secondsScale
 	if s.billed == nil || s.price != nil {
-		usd := s.usd
-		if math.IsNaN(usd) || math.IsInf(usd, 0) {
-			usd = 0
-		}
+		usd := float64(s.usd) / usdScale
 		c.USD = &usd
 	}
 	if c.Usage.Model == "" && s.billed != nil {
@@ -325,4 +334,19 @@ func (b *budget) hasStopped() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.stopped
+}
+
+// MaxCallUsage bounds each token count one inspector call may report:
+// far above any model's context, far below an int64 overflow when summed
+// over millions of calls.
+const MaxCallUsage = 1 << 40
+
+// plausibleUsage reports whether every count of u is in 0..MaxCallUsage.
+func plausibleUsage(u Usage) bool {
+	for _, n := range []int64{u.Calls, u.Input, u.Output, u.CachedInput, u.Reasoning} {
+		if n < 0 || n > MaxCallUsage {
+			return false
+		}
+	}
+	return true
 }

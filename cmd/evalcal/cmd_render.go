@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -119,8 +120,10 @@ func (o *renderOptions) validate() error {
 // document and on stderr, and the rest go on; none read is exit 2) and
 // writes its page.
 func renderHistoryRun(ctx context.Context, o *renderOptions) error {
+	drifts := readDriftSeries(o.Paths) // drift documents get their own section
 	h, err := report.ReadHistory(ctx, o.Paths)
-	if err != nil {
+	h.Skipped = withoutDrift(h.Skipped, drifts)
+	if err != nil && !(len(drifts) > 0 && errors.Is(err, report.ErrNoHistory)) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -129,14 +132,19 @@ func renderHistoryRun(ctx context.Context, o *renderOptions) error {
 	}
 	skippedOnStderr(o.io.ErrOut, h.Skipped)
 	var out []byte
-	if canonicalFormat(o.Output.Format) == "html" {
+	htmlPage := canonicalFormat(o.Output.Format) == "html"
+	switch {
+	case len(h.Nights) == 0:
+		err = nil
+	case htmlPage:
 		out, err = report.HistoryHTML(h)
-	} else {
+	default:
 		out, err = report.HistoryMarkdown(h)
 	}
 	if err != nil {
 		return fmt.Errorf("render --history: %w", err)
 	}
+	out = withDriftSection(out, drifts, htmlPage)
 	if err := o.Output.write(o.io.Out, out); err != nil {
 		return fmt.Errorf("render --history: %w", err)
 	}

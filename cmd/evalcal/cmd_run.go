@@ -119,6 +119,10 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 			o.retriesGiven = c.Flags().Changed("retries")
 			o.LLM.seedGiven = c.Flags().Changed("judge-seed")
 			o.Escalation.riskGiven = c.Flags().Changed("risk")
+			if c.Flags().Changed("deep-fraction") && o.DeepFraction == 0 {
+				// 0 is the unset default; given, it is outside 0 < F <= 1.
+				return usageErrorf("run: --deep-fraction must be in (0, 1], got 0")
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -267,7 +271,7 @@ var reportFormats = []string{"yaml", "json", "markdown", "md", "html"}
 // runRun is evalcal run's body, after validate: it builds the two
 // inspectors and calls the pipeline (calibrate.Run), then writes the report.
 func runRun(ctx context.Context, o *runOptions) error {
-	defer tuneGC(os.Getenv)()
+	defer tuneGC(os.Getenv, rootFS())()
 	stderr := o.io.ErrOut
 	gs, err := parseGates(o.Requires, report.Report{}, o.Baseline != "")
 	if err != nil {
@@ -299,6 +303,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
 		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
+		Judges: func(light, deep *report.Side) { describeSides(light, deep, s.light, s.deep) },
 		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
 	}
 	if cfg.Escalation, err = o.Escalation.inputs(); err != nil {
@@ -314,6 +319,12 @@ func runRun(ctx context.Context, o *runOptions) error {
 	case errors.As(err, &sampleErr):
 		summarise(stderr, len(sampleErr.Invalid), "invalid run", "sample.invalid", invalidRunItems(sampleErr.Invalid))
 		return inputError(sampleErr.Err)
+	case errors.As(err, &stop) && rep != nil:
+		// Stopped after some good calls: the report of what finished is
+		// written, as after a budget stop; still exit 2.
+		return finishReport(ctx, rep, &o.Output, o.io, func() error {
+			return inputError(fmt.Errorf("run stopped: %w; the report covers the %d runs that finished", err, len(rep.Comparisons)))
+		})
 	case errors.As(err, &stop):
 		// One clear line, exit 2: a misconfiguration, not N failures.
 		return inputError(fmt.Errorf("run stopped: %w", err))

@@ -22,6 +22,14 @@ import (
 	"github.com/evalcal/evalcal/sampler"
 )
 
+// fingerprinted is a source of saved inspections seen through any wrapper
+// (inspection.As): its Fingerprint names the file's content, and it keeps
+// the coverage a wrapper for both sides hides.
+type fingerprinted interface {
+	inspection.Inspector
+	Fingerprint() string
+}
+
 // specKinds are the inspector specs --light, --deep and --inspector take,
 // as the help lists them.
 func specKinds() string { return all.Kinds().Usage() }
@@ -78,7 +86,9 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 	kinds := all.Kinds()
 	opened := map[string]inspection.Inspector{}
 	var savedRuns [][]sampler.Run
-	open := func(flag, text string) (inspection.Inspector, error) {
+	member := shardMember(o.shardIndex, o.shardCount)
+	var open func(flag, text string) (inspection.Inspector, error) // a panel opens its members with it
+	open = func(flag, text string) (inspection.Inspector, error) {
 		if in, ok := opened[text]; ok {
 			return in, nil
 		}
@@ -91,7 +101,8 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
 			}
 		}
-		env := spec.Env{Both: o.Light == o.Deep, Judge: o.LLM.judge(flag)}
+		env := spec.Env{Both: o.Light == o.Deep, Judge: o.LLM.judge(flag), Member: member,
+			Open: func(m string) (inspection.Inspector, error) { return open(flag, m) }}
 		got, err := kind.Open(ctx, arg, env)
 		if err != nil {
 			var fe *spec.FlagError

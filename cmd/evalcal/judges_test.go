@@ -17,7 +17,7 @@ func TestSpecErrorsBeforeAnyWork(t *testing.T) {
 		spec string
 		want string
 	}{
-		{"gemini:pro", `--light must be builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS] or promptfoo:FILE[#ASSERTION][?OPTIONS], got "gemini:pro"`},
+		{"gemini:pro", `--light must be builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS], promptfoo:FILE[#ASSERTION][?OPTIONS] or panel:SPEC,SPEC[,...][?agg=majority|median], got "gemini:pro"`},
 		{"builtin:x", `--light must be builtin, exec:COMMAND`},
 		{"promptfoo:out.json#?max=10", `--light: promptfoo: option "max=10"`},
 	} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/shlex"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -57,8 +58,11 @@ func TestReadmeExamplesRun(t *testing.T) {
 				args[i] = p
 			}
 		}
-		if args[0] == "run" {
+		switch {
+		case args[0] == "run":
 			args = append([]string{"run", "--cache", filepath.Join(tmp, "cache")}, args[1:]...)
+		case len(args) > 1 && args[0] == "anchor" && args[1] == "freeze":
+			args = append([]string{"anchor", "freeze", "--cache", filepath.Join(tmp, "cache")}, args[2:]...)
 		}
 		_, stderr, code := runCLI(t, args...)
 		// A gate example may exit 3 by design; every other must succeed.
@@ -79,7 +83,7 @@ type readmeFlagRow struct {
 // README, the rows of its first table whose header starts with "| flag |".
 func readmeFlagTables(t *testing.T, readme string) map[string][]readmeFlagRow {
 	t.Helper()
-	section := regexp.MustCompile("^### `evalcal ([a-z]+)`")
+	section := regexp.MustCompile("^### `evalcal ([a-z]+(?: [a-z]+)?)`")
 	flagName := regexp.MustCompile("`(--?[a-z][a-z0-9-]*)")
 	tables := map[string][]readmeFlagRow{}
 	current, inTable, done := "", false, false
@@ -142,18 +146,29 @@ func TestReadmeFlagTablesMatchTheHelp(t *testing.T) {
 	}
 	tables := readmeFlagTables(t, string(data))
 	root := newRootCmd(&factory{io: ioStreams{}})
+	// A command with subcommands (anchor) has its table under each
+	// subcommand's section (### `evalcal anchor freeze`).
+	var cmds []*cobra.Command
 	for _, c := range root.Commands() {
+		if c.HasSubCommands() {
+			cmds = append(cmds, c.Commands()...)
+		} else {
+			cmds = append(cmds, c)
+		}
+	}
+	for _, c := range cmds {
 		if c.Name() == "help" {
 			continue
 		}
-		t.Run(c.Name(), func(t *testing.T) {
-			rows, ok := tables[c.Name()]
+		name := strings.TrimPrefix(c.CommandPath(), "evalcal ")
+		t.Run(name, func(t *testing.T) {
+			rows, ok := tables[name]
 			if !ok {
-				t.Fatalf("README has no section ### `evalcal %s`", c.Name())
+				t.Fatalf("README has no section ### `evalcal %s`", name)
 			}
-			help, stderr, code := runCLI(t, c.Name(), "--help")
+			help, stderr, code := runCLI(t, append(strings.Fields(name), "--help")...)
 			if code != 0 {
-				t.Fatalf("%s --help: exit %d: %s", c.Name(), code, stderr)
+				t.Fatalf("%s --help: exit %d: %s", name, code, stderr)
 			}
 			inHelp := helpFlags(help)
 			inTable := map[string]readmeFlagRow{}
@@ -168,7 +183,7 @@ func TestReadmeFlagTablesMatchTheHelp(t *testing.T) {
 						continue
 					}
 					if !inHelp[name] {
-						t.Errorf("README line %d: --%s is not in `evalcal %s --help`", r.line, name, c.Name())
+						t.Errorf("README line %d: --%s is not in `evalcal %s --help`", r.line, name, c.CommandPath())
 					}
 					inTable[name] = r
 				}
@@ -184,7 +199,7 @@ func TestReadmeFlagTablesMatchTheHelp(t *testing.T) {
 				}
 				r, ok := inTable[name]
 				if !ok {
-					t.Errorf("README's %s table has no row for --%s", c.Name(), name)
+					t.Errorf("README's %s table has no row for --%s", c.CommandPath(), name)
 					continue
 				}
 				fl := c.Flags().Lookup(name)

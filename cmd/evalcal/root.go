@@ -65,6 +65,8 @@ with -o FILE; diagnostics and progress go to stderr, prefixed "evalcal:".`,
 		newCmdRender(f, nil),
 		newCmdPlan(f, nil),
 		newCmdPosition(f, nil),
+		newCmdRank(f, nil),
+		newCmdAnchor(f, nil), newCmdDrift(f, nil),
 		newCmdVersion(f),
 		newCmdCompletion(f),
 	)
@@ -168,6 +170,11 @@ func unknownCommandError(root *cobra.Command, name string) error {
 // flagError turns a flag parse error into a usage error naming the
 // command, with "did you mean" for an unknown flag.
 func flagError(c *cobra.Command, err error) error {
+	if !c.HasParent() && c.Flags().NArg() > 0 {
+		// "evalcal rank --no-cache": cobra found no command "rank" and
+		// parsed the flags as the root's; the command is what is wrong.
+		return unknownCommandError(c, c.Flags().Arg(0))
+	}
 	hint := fmt.Sprintf("Run '%s --help' for usage.", c.CommandPath())
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {

@@ -53,7 +53,7 @@ func shardFromFlag(s string, getenv func(string) string) (i, n int, source strin
 	}
 	countN := 0
 	if withCount {
-		if countN, err = strconv.Atoi(count); err != nil || countN < 1 || countN > calibrate.MaxShards {
+		if countN, err = calibrate.ParseShardNumber(count); err != nil || countN < 1 || countN > calibrate.MaxShards {
 			return 0, 0, "", fmt.Errorf("auto/N: N is the shard count, an integer in [1, %d]; got %q", calibrate.MaxShards, count)
 		}
 	}
@@ -79,6 +79,8 @@ func shardFromFlag(s string, getenv func(string) string) (i, n int, source strin
 // silently); an index or count that is not an integer; an index out of
 // range (0 <= index < count when 0-based, 1 <= index <= count when
 // 1-based); a count outside [1, calibrate.MaxShards]; nothing set at all.
+// Every index and count is read by calibrate.ParseShardNumber: digits
+// only, no sign, spaces or leading zeros.
 func autoShard(getenv func(string) string, count int) (i, n int, source string, err error) {
 	if v := getenv("EVALCAL_SHARD"); v != "" {
 		i, n, err := calibrate.ParseShard(v)
@@ -117,9 +119,9 @@ func autoShard(getenv func(string) string, count int) (i, n int, source string, 
 		if count != 0 && n != count {
 			return 0, 0, "", fmt.Errorf("auto: %s=%d but --shard auto/%d says %d shards", p.total, n, count, count)
 		}
-		i, err = strconv.Atoi(strings.TrimSpace(iv))
+		i, err = calibrate.ParseShardNumber(iv)
 		if err != nil {
-			return 0, 0, "", fmt.Errorf("auto: %s=%q is not an integer", p.index, iv)
+			return 0, 0, "", fmt.Errorf("auto: %s=%q is not an integer in the accepted form (digits only: no sign, spaces or leading zeros)", p.index, iv)
 		}
 		if i < p.base || i > n-1+p.base {
 			return 0, 0, "", fmt.Errorf("auto: %s=%d is out of range: %s counts from %d, so with %s=%d it is in [%d, %d]",
@@ -134,14 +136,25 @@ func autoShard(getenv func(string) string, count int) (i, n int, source string, 
 }
 
 // shardCount reads the shard count variable name's value v: an integer
-// in [1, calibrate.MaxShards].
+// in [1, calibrate.MaxShards] in calibrate.ParseShardNumber's one form.
 func shardCount(name, v string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+	n, err := calibrate.ParseShardNumber(v)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("auto: %s=%q is not an integer", name, v)
+		return 0, fmt.Errorf("auto: %s=%q is not an integer in the accepted form (digits only: no sign, spaces or leading zeros)", name, v)
 	case n < 1 || n > calibrate.MaxShards:
 		return 0, fmt.Errorf("auto: %s=%d: a shard count is in [1, %d]", name, n, calibrate.MaxShards)
 	}
 	return n, nil
+}
+
+// shardMember tells whether a run id belongs to shard i of n (nil when
+// n <= 1: every run), so that a saved-inspections file decodes only the
+// lines of its shard's runs (saved.LoadShard) and 64 shards do about the
+// work of one unsharded run instead of 64 times it.
+func shardMember(i, n int) func(runID string) bool {
+	if n <= 1 {
+		return nil
+	}
+	return func(id string) bool { return calibrate.ShardOf(id, n) == i }
 }

@@ -119,7 +119,7 @@ func TestShardAutoRefusesHalfSetAndBadEnvironments(t *testing.T) {
 		{"GitLab index 0 (it is 1-based)", "auto", env{"CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "3"}, []string{"CI_NODE_INDEX=0 is out of range", "[1, 3]"}},
 		{"GitLab index past the total", "auto", env{"CI_NODE_INDEX": "4", "CI_NODE_TOTAL": "3"}, []string{"CI_NODE_INDEX=4", "[1, 3]"}},
 		{"CircleCI index = total (it is 0-based)", "auto", env{"CIRCLE_NODE_INDEX": "4", "CIRCLE_NODE_TOTAL": "4"}, []string{"CIRCLE_NODE_INDEX=4", "[0, 3]"}},
-		{"Buildkite index negative", "auto", env{"BUILDKITE_PARALLEL_JOB": "-1", "BUILDKITE_PARALLEL_JOB_COUNT": "4"}, []string{"BUILDKITE_PARALLEL_JOB=-1"}},
+		{"Buildkite index negative", "auto", env{"BUILDKITE_PARALLEL_JOB": "-1", "BUILDKITE_PARALLEL_JOB_COUNT": "4"}, []string{`BUILDKITE_PARALLEL_JOB="-1" is not an integer`}},
 		{"Kubernetes index = total", "auto", env{"JOB_COMPLETION_INDEX": "3", "EVALCAL_SHARD_TOTAL": "3"}, []string{"JOB_COMPLETION_INDEX=3", "[0, 2]"}},
 		{"Kubernetes index = auto/N", "auto/3", env{"JOB_COMPLETION_INDEX": "3"}, []string{"JOB_COMPLETION_INDEX=3", "[0, 2]"}},
 		{"count 0", "auto", env{"CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "0"}, []string{"CI_NODE_TOTAL=0", "[1, 10000]"}},

@@ -49,7 +49,8 @@ type shownFile struct {
 }
 
 var (
-	fileHeader = regexp.MustCompile(`^===== (.+?) \((\d+) bytes(; cut by evalcal[^)]*)?\)(: binary, not shown)? =====$`)
+	fileHeader = regexp.MustCompile(`^===== (.+?) \((\d+) bytes(; cut by evalcal[^)]*)?\)(: binary, not shown)? ===== (\[fence [0-9a-f]{16}\])$`)
+	fenceNote  = regexp.MustCompile(`lines that end with the tag (\[fence [0-9a-f]{16}\])`)
 	listLine   = regexp.MustCompile(`^- (.+?) (\d+)(?: \[(cut|not shown|binary)\])?$`)
 )
 
@@ -64,10 +65,13 @@ func parseRunMessage(msg string) runView {
 	var cur string
 	var curCut bool
 	var body strings.Builder
+	// tag is the message's fence tag (programs/llm fenceTag): only frame
+	// lines ending with it are frames, as the prompt tells a judge.
+	tag := ""
 	for sc.Scan() {
 		line := sc.Text()
 		if cur != "" {
-			if line == "===== end "+cur+" =====" {
+			if line == "===== end "+cur+" ===== "+tag {
 				v.files[cur] = shownFile{content: body.String(), cut: curCut}
 				cur = ""
 				body.Reset()
@@ -89,8 +93,10 @@ func parseRunMessage(msg string) runView {
 				size, _ := strconv.ParseInt(m[2], 10, 64)
 				v.listing = append(v.listing, listed{path: m[1], size: size, mark: m[3]})
 			}
+		case tag == "" && fenceNote.MatchString(line):
+			tag = fenceNote.FindStringSubmatch(line)[1]
 		default:
-			if m := fileHeader.FindStringSubmatch(line); m != nil && m[4] == "" {
+			if m := fileHeader.FindStringSubmatch(line); m != nil && m[4] == "" && tag != "" && m[5] == tag {
 				cur, curCut = m[1], m[3] != ""
 			}
 		}

@@ -22,12 +22,13 @@ func runMessage(depth string, files map[string]string, order ...string) string {
 	for _, p := range order {
 		fmt.Fprintf(&b, "- %s %d\n", p, len(files[p]))
 	}
-	b.WriteString("\nContents.\n\n")
+	const tag = "[fence 0123456789abcdef]"
+	b.WriteString("\nContents.\nEach file is framed by lines that end with the tag " + tag + ".\n\n")
 	for _, p := range order {
 		if depth == "light" && p != "state.md" {
 			continue
 		}
-		fmt.Fprintf(&b, "===== %s (%d bytes) =====\n%s===== end %s =====\n\n", p, len(files[p]), files[p], p)
+		fmt.Fprintf(&b, "===== %s (%d bytes) ===== %s\n%s===== end %s ===== %s\n\n", p, len(files[p]), tag, files[p], p, tag)
 	}
 	return b.String()
 }

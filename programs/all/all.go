@@ -8,6 +8,7 @@ import (
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/programs/importers"
 	"github.com/evalcal/evalcal/programs/llm"
+	"github.com/evalcal/evalcal/programs/panel"
 	"github.com/evalcal/evalcal/programs/saved"
 	"github.com/evalcal/evalcal/programs/spec"
 )
@@ -22,5 +23,6 @@ func Kinds() *spec.Registry {
 		llm.Kind(llm.Anthropic),
 		importers.InspectKind(),
 		importers.PromptfooKind(),
+		panel.Kind(),
 	)
 }

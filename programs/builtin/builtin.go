@@ -106,22 +106,10 @@ func score(flags []inspection.Flag, depth inspection.Depth) (runtime, task float
 	return runtime, task
 }
 
-// Verdict applies DESIGN.md's rule: fail if the run did not complete or
-// either score is below 40; pass if both are at least 70 and no flag is
-// critical; partial otherwise.
+// Verdict is inspection.Verdict, the verdict rule of the inspectors
+// evalcal ships (docs/DESIGN.md).
 func Verdict(completed bool, runtime, task float64, flags []inspection.Flag) string {
-	if !completed || runtime < inspection.FailBelow || task < inspection.FailBelow {
-		return inspection.VerdictFail
-	}
-	for _, f := range flags {
-		if f.Severity == inspection.SeverityCritical {
-			return inspection.VerdictPartial
-		}
-	}
-	if runtime >= inspection.PassAt && task >= inspection.PassAt {
-		return inspection.VerdictPass
-	}
-	return inspection.VerdictPartial
+	return inspection.Verdict(completed, runtime, task, flags)
 }
 
 func sortFlags(flags []inspection.Flag) {

@@ -15,10 +15,13 @@
 // The run directory reaches the program absolute or starting with "./"
 // (a relative "runs/x" becomes "./runs/x"), in `{run}` and in EVALCAL_RUN
 // alike, so a directory named `-rf` or `--output=x` is never read as an
-// option. Substitution is textual: `{run}` inside a shell script given to
-// `sh -c '...'` is pasted into shell code, and quoting it there is the
-// command's own business (a path holding a quote or `$(...)` would run).
-// The safe way is to let the shell read the environment:
+// option. Substitution is textual, so `{run}` inside code that a shell or
+// an interpreter runs (`sh -c '...'`, `bash -lc`, `python3 -c`, `perl -e`,
+// `ruby -e`, `node -e`) would be pasted into that code, where a directory
+// named `$(touch PWNED)` would run: such a call is refused (permanent, for
+// that run alone) unless the path holds only the characters
+// [A-Za-z0-9_./@%+=:,-], which no shell or interpreter quotes (see
+// codeArgument). The safe way is to let the code read the environment:
 //
 //	exec:sh -c 'my-inspector --run "$EVALCAL_RUN" --depth "$EVALCAL_DEPTH"'
 //
@@ -183,6 +186,11 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 	}
 	dir := RunPath(run.Path)
 	repeat := strconv.Itoa(runner.RepeatOf(ctx))
+	if i := codeArgument(in.args); i >= 0 && strings.Contains(in.args[i], "{run}") && !shellSafe(dir) {
+		return runner.Inspection{}, runner.Permanent(fmt.Errorf("exec inspector: run %s: its directory %q holds characters "+
+			"code would interpret, and {run} is pasted into the code %s runs (%q): refused; read the path from the environment "+
+			`instead, e.g. sh -c '... "$EVALCAL_RUN" ...'`, run.ID, dir, filepath.Base(in.args[0]), in.args[i]))
+	}
 	argv := make([]string, len(in.args))
 	for i, a := range in.args {
 		argv[i] = strings.NewReplacer("{run}", dir, "{depth}", string(depth), "{repeat}", repeat).Replace(a)

@@ -318,3 +318,44 @@ func TestProgramKilledByASignalIsTransient(t *testing.T) {
 		t.Errorf("err = %v, want a transient 'signal: killed' with the stderr tail", err)
 	}
 }
+
+// Issue 27 (13): a run directory named `$(touch PWNED)` (a run: it holds a
+// log and a source) must not run as shell code when {run} sits inside an
+// `sh -c` script; such a call is refused for that run, and a script that
+// reads $EVALCAL_RUN works on it.
+func TestRunNameIsNeverShellCode(t *testing.T) {
+	work := t.TempDir()
+	t.Chdir(work)
+	dir := filepath.Join(t.TempDir(), "$(touch PWNED)")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	answer := `{"runtime_fidelity": 80, "task_effectiveness": 80, "services": [], "flags": [], "verdict": "pass", "summary": "ok"}`
+	for name, content := range map[string]string{"state.md": "# state\n", "program.prose": "x\n", "answer.json": answer} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := sampler.Run{ID: "pwned", Path: dir, System: "s"}
+	for _, cmd := range []string{
+		`sh -c 'cat {run}/answer.json'`,
+		`bash -ec 'ls {run} >/dev/null 2>&1; true'`,
+		`env LC_ALL=C sh -c 'test -d {run}'`,
+	} {
+		in := newInspector(t, cmd)
+		_, err := in.Inspect(context.Background(), run, runner.Light)
+		if !runner.IsPermanent(err) || runner.IsFatal(err) || !strings.Contains(err.Error(), "EVALCAL_RUN") {
+			t.Errorf("%s: %v, want a permanent refusal naming EVALCAL_RUN", cmd, err)
+		}
+		if _, serr := os.Stat(filepath.Join(work, "PWNED")); serr == nil {
+			t.Fatalf("%s: the run's name ran as shell code", cmd)
+		}
+	}
+	in := newInspector(t, `sh -c 'cat "$EVALCAL_RUN/answer.json"'`)
+	if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+		t.Errorf("reading $EVALCAL_RUN: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(work, "PWNED")); serr == nil {
+		t.Fatal("the run's name ran as shell code")
+	}
+}

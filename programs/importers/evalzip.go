@@ -223,9 +223,9 @@ func (a *evalArchive) readMember(f *zip.File) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	// Room for what the member declares (checked above), plus one byte
-	// to see a lie.
-	buf := bytes.NewBuffer(make([]byte, 0, f.UncompressedSize64+1))
+	// Nothing is allocated from the declared size (a header may declare
+	// 255 MiB and hold 2 bytes): the buffer grows with what is read.
+	var buf bytes.Buffer
 	_, err = buf.ReadFrom(io.LimitReader(rc, a.lim.member+1))
 	data := buf.Bytes()
 	a.read += int64(len(data))

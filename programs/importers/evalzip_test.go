@@ -13,8 +13,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -452,4 +454,41 @@ func TestZipEntryCount(t *testing.T) {
 	if !ok || n != 0x1234540 {
 		t.Errorf("zip64: %x %v", n, ok)
 	}
+}
+
+// Issue 27 (3): members whose headers declare 255 MiB each but hold 2
+// bytes cost what they hold, not what they declare: 2,000 of them read in
+// little memory and time, and each is refused as cut short.
+func TestEvalArchiveLyingSizesAllocateNothing(t *testing.T) {
+	ms := []member{{name: "header.json", data: evalHeader}}
+	for i := 1; i <= 2000; i++ {
+		ms = append(ms, member{name: fmt.Sprintf("samples/%d_epoch_1.json", i),
+			raw: &rawMember{compressed: []byte("{}"), crc: crc32.ChecksumIEEE([]byte("{}")), uncompressed: 255 << 20, method: zip.Store}})
+	}
+	path := writeEval(t, ms)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	src, _, err := LoadInspect(context.Background(), path, "s")
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+		t.Errorf("allocated %d MiB reading a %d KiB archive", alloc>>20, archiveKiB(t, path))
+	}
+	if took > 20*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if err == nil {
+		if _, ierr := src.Inspect(context.Background(), sampler.Run{ID: "1"}, runner.Deep); ierr == nil {
+			t.Errorf("a member holding 2 of its declared %d bytes was read as a sample", 255<<20)
+		}
+	}
+}
+
+func archiveKiB(t *testing.T, path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size() >> 10
 }

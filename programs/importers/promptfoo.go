@@ -510,6 +510,10 @@ func mapResult(r promptfooResult, assertion string, byMetric bool, opts Options)
 		if err := checkScore(c.score); err != nil {
 			return result{err: resultError(r, &runner.FieldError{Field: fields[i] + ".score", Err: err})}, true
 		}
+		if !(c.weight >= 0) {
+			return result{err: resultError(r, &runner.FieldError{Field: fields[i] + ".assertion.weight",
+				Err: fmt.Errorf("negative weight %v: an assertion's weight is 0 or more", c.weight)})}, true
+		}
 		pass = pass && c.pass
 		total += c.weight * c.score
 		weights += c.weight
@@ -518,14 +522,13 @@ func mapResult(r promptfooResult, assertion string, byMetric bool, opts Options)
 			reasons = append(reasons, c.reason)
 		}
 	}
-	score := total / weights
 	if !(weights > 0) {
-		// Weights of 0 (a metric-only assertion): the plain mean.
-		score = 0
-		for _, c := range picked {
-			score += c.score / float64(len(picked))
-		}
+		// Weights of 0 only: no weighted mean exists, and a plain mean
+		// would be a score promptfoo never gave.
+		return result{err: resultError(r, &runner.FieldError{Field: strings.Join(fields, ", ") + " assertion.weight",
+			Err: fmt.Errorf("the weights of the %d %q assertions sum to 0: no weighted mean", len(picked), assertion)})}, true
 	}
+	score := total / weights
 	insp := opts.promptfooVerdict(pass, score)
 	insp.Cost.Tokens = tokens
 	insp.Summary = summaryOf(assertion, pass, score, strings.Join(reasons, "; "))

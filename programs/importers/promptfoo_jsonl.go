@@ -92,6 +92,12 @@ func (pf *promptfooFile) readLines(ctx context.Context, r io.Reader, lim limits)
 // addLine reads the results on line n: one, or more run together.
 func (pf *promptfooFile) addLine(line []byte, n int) {
 	where := fmt.Sprintf("%s:%d", pf.path, n)
+	if at := bytes.Index(line, lines.UTF8BOM); at >= 0 {
+		// Only the file's first bytes may be a byte-order mark (README:
+		// Reliability); the reader has taken that one away already.
+		pf.unattributed = append(pf.unattributed, fmt.Sprintf("%s: a UTF-8 byte-order mark (EF BB BF) at byte %d of the line; only the file may start with one", where, at+1))
+		return
+	}
 	// The line is bounded, hashed and clear of a byte-order mark already;
 	// promptfoo writes JSON.stringify's JSON, without NaN.
 	dec := json.NewDecoder(bytes.NewReader(line))

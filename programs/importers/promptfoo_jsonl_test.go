@@ -309,3 +309,23 @@ func TestPromptfooJSONLLongLine(t *testing.T) {
 		t.Errorf("unattributed %q", u)
 	}
 }
+
+// Issue 27 (9): a byte-order mark at the start of a later line (two files
+// joined with cat) is named as such; the file's own first one is read.
+func TestPromptfooJSONLByteOrderMarkInsideTheFile(t *testing.T) {
+	ok := func(test int) string {
+		return fmt.Sprintf(`{"testIdx": %d, "promptIdx": 0, "provider": {"id": "echo"}, "success": true, "score": 1}`, test)
+	}
+	body := "\uFEFF" + ok(0) + "\n\uFEFF" + ok(1) + "\n" + ok(2) + "\n"
+	src, runs, err := LoadPromptfoo(context.Background(), writeFile(t, "r.jsonl", body), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != "test0-prompt0" || runs[1].ID != "test2-prompt0" {
+		t.Errorf("runs %v", runs)
+	}
+	u := src.Unattributed()
+	if len(u) != 1 || !strings.Contains(u[0], "r.jsonl:2: a UTF-8 byte-order mark (EF BB BF) at byte 1") {
+		t.Errorf("unattributed %q", u)
+	}
+}

@@ -296,17 +296,38 @@ func TestPromptfooCombinesComponentsOfOneType(t *testing.T) {
 			comp(true, 1, 1)+`, `+comp(false, 0, 3)+`]}`),
 		pfResult(1, 0, `"success": true, "score": 1, "gradingResult": {"pass": true, "score": 1, "reason": "r", "componentResults": [`+
 			comp(true, 0.6, 0)+`, `+comp(true, 1, 0)+`]}`))
-	src, runs, err := LoadPromptfoo(context.Background(), writeFile(t, "r.json", file), "contains")
+	src, _, err := LoadPromptfoo(context.Background(), writeFile(t, "r.json", file), "contains")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := inspectAll(t, src, runs)
-	// (1*1 + 3*0) / 4 = 0.25; weights 0: the plain mean (0.6 + 1) / 2 = 0.8.
-	if g := got["test0-prompt0"]; g.Verdict != "fail" || g.TaskEffectiveness != 25 {
-		t.Errorf("weighted: %+v", g)
+	// (1*1 + 3*0) / 4 = 0.25.
+	if g, err := src.Inspect(context.Background(), sampler.Run{ID: "test0-prompt0"}, runner.Deep); err != nil || g.Verdict != "fail" || g.TaskEffectiveness != 25 {
+		t.Errorf("weighted: %+v %v", g, err)
 	}
-	if g := got["test1-prompt0"]; g.Verdict != "pass" || g.TaskEffectiveness != 80 {
-		t.Errorf("weights 0: %+v", g)
+	// Weights summing to 0 have no weighted mean: an error naming them
+	// (issue 27, 9), not a plain mean promptfoo never gave.
+	_, err = src.Inspect(context.Background(), sampler.Run{ID: "test1-prompt0"}, runner.Deep)
+	if err == nil || !strings.Contains(err.Error(), "weights of the 2 \"contains\" assertions sum to 0") ||
+		!strings.Contains(err.Error(), "gradingResult.componentResults[0], gradingResult.componentResults[1] assertion.weight") {
+		t.Errorf("weights 0: %v", err)
+	}
+}
+
+// Issue 27 (9): a negative weight is named as such, not reported as a
+// score out of range.
+func TestPromptfooNegativeWeightIsNamed(t *testing.T) {
+	comp := func(score, weight float64) string {
+		return fmt.Sprintf(`{"pass": true, "score": %v, "reason": "r", "assertion": {"type": "contains", "value": "x", "weight": %v}}`, score, weight)
+	}
+	file := pfFile("3", pfResult(0, 0, `"success": true, "score": 1, "gradingResult": {"pass": true, "score": 1, "reason": "r", "componentResults": [`+
+		comp(1, 2)+`, `+comp(0, -1)+`]}`))
+	src, _, err := LoadPromptfoo(context.Background(), writeFile(t, "r.json", file), "contains")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Inspect(context.Background(), sampler.Run{ID: "test0-prompt0"}, runner.Deep)
+	if err == nil || !strings.Contains(err.Error(), "field gradingResult.componentResults[1].assertion.weight: negative weight -1") {
+		t.Errorf("negative weight: %v", err)
 	}
 }
 

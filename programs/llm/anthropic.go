@@ -96,7 +96,11 @@ func (c *anthropicClient) complete(ctx context.Context, req request) (answer, er
 	a := answer{usage: runner.Usage{Model: req.model, Calls: 1}}
 	if out.JSON.Usage.Valid() {
 		u := out.Usage
-		// input_tokens excludes the cache; runner.Usage.Input counts all.
+		a.badUsage = checkTokens(namedCount{"input_tokens", u.InputTokens}, namedCount{"cache_read_input_tokens", u.CacheReadInputTokens},
+			namedCount{"cache_creation_input_tokens", u.CacheCreationInputTokens}, namedCount{"output_tokens", u.OutputTokens},
+			namedCount{"thinking_tokens", u.OutputTokensDetails.ThinkingTokens})
+		// input_tokens excludes the cache; runner.Usage.Input counts all
+		// (each part is at most maxReportedTokens: no overflow).
 		a.usage.Input = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 		a.usage.CachedInput = u.CacheReadInputTokens
 		a.usage.Output = u.OutputTokens

@@ -96,7 +96,7 @@ func BenchmarkParseAnswer(b *testing.B) {
 	text := "Here it is:\n```json\n" + goodAnswer + "\n```\n"
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := parseAnswer(text, parseRun, runner.Deep); err != nil {
+		if _, err := parseAnswer(context.Background(), text, parseRun, runner.Deep); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -140,21 +140,24 @@ func text(v any) string {
 
 // parseRetryAfter reads the wait a response asks for: retry-after-ms
 // (milliseconds, OpenAI and Anthropic), else Retry-After in seconds or as
-// an HTTP date (RFC 9110 section 10.2.3) relative to now. A negative,
-// non-finite or unreadable value is ignored; a date in the past is 0.
+// an HTTP date (RFC 9110 section 10.2.3) relative to now. A negative, NaN
+// or unreadable value is ignored; a date in the past is 0. A wait too
+// long for a time.Duration (about 292 years: "1e300", "inf") is the
+// longest Duration, so it exceeds any --max-retry-wait and fails the call
+// like any other wait past the cap, never reads as "no wait given".
 func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && !math.IsInf(ms, 0) && ms < 1e12 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+		if ms, err := strconv.ParseFloat(v, 64); isWait(ms, err) {
+			return waitOf(ms, time.Millisecond), true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s >= 0 && !math.IsInf(s, 0) && s < 1e9 {
-			return time.Duration(s * float64(time.Second)), true
+	if s, err := strconv.ParseFloat(v, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if isWait(s, err) {
+			return waitOf(s, time.Second), true
 		}
 		return 0, false
 	}
@@ -162,6 +165,22 @@ func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(0, t.Sub(now)), true
 	}
 	return 0, false
+}
+
+// isWait reports whether a parsed wait is a wait: >= 0 and not NaN
+// (ParseFloat's range error gives +-Inf, kept).
+func isWait(x float64, err error) bool {
+	return (err == nil || errors.Is(err, strconv.ErrRange)) && x >= 0
+}
+
+// waitOf is x units as a Duration, the longest Duration when it does not
+// fit.
+func waitOf(x float64, unit time.Duration) time.Duration {
+	d := x * float64(unit)
+	if d >= math.MaxInt64 { // +Inf too
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(d)
 }
 
 // classify turns a request's failure into the runner's classes, with a
@@ -174,6 +193,7 @@ func parseRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 //	  "credit balance"                       fatal: quota or credit exhausted
 //	408, 409, 429, 5xx, 529                  transient, with Retry-After when sent
 //	other 4xx                                permanent
+//	redirect to another origin               fatal: refused, the key stays
 //	timeout, connection error, bad body      transient
 //	ctx cancelled                            returned as is (wrapped)
 func (j *Judge) classify(err error) error {
@@ -235,6 +255,15 @@ func (j *Judge) classify(err error) error {
 		return fmt.Errorf("%s: %w", name, context.Canceled)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: request timed out: %w", name, context.DeadlineExceeded)
+	}
+	var re *redirectError
+	if errors.As(err, &re) || strings.Contains(err.Error(), "origin must match the configured base URL") {
+		// The SDKs refuse a cross-origin request themselves too.
+		what := "the server redirected to another origin; refused (set the base URL to the API's own address)"
+		if re != nil {
+			what = re.Error()
+		}
+		return runner.Fatal(fmt.Errorf("%s: %s", name, j.redact(what)))
 	}
 	var be *bodyError
 	if errors.As(err, &be) {
@@ -338,8 +367,47 @@ func limitedClient(hc *http.Client) *http.Client {
 		base = http.DefaultTransport
 	}
 	c.Transport = limitTransport{base: base}
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && !sameOrigin(req.URL, via[0].URL) {
+			return &redirectError{from: originOf(via[0].URL), to: originOf(req.URL)}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 { // net/http's default policy
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 	return c
 }
+
+// redirectError is a redirect to another origin, refused: the key would
+// go with it. It recurs on every call, so classify makes it fatal.
+type redirectError struct{ from, to string }
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("the server at %s redirected to another origin, %s; refused (set the base URL to the API's own address)", e.from, e.to)
+}
+
+// sameOrigin reports whether a and b have one scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a) == portOf(b)
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// originOf is scheme://host of u, without user information or path.
+func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // limitTransport bounds every response body.
 type limitTransport struct{ base http.RoundTripper }

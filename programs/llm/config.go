@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unicode"
@@ -188,6 +189,7 @@ type Judge struct {
 	provider, model string
 	key             string // only for redaction
 	identity        string
+	desc            identityDoc // what identity hashes (Describe)
 	maxOutput       int64
 	budget          int64
 	temperature     float64
@@ -281,7 +283,7 @@ func New(cfg Config) (*Judge, error) {
 	if cfg.OmitTemperature {
 		j.noTemperature.Store(true)
 	}
-	j.identity = identity(cfg, base, system)
+	j.identity, j.desc = identity(cfg, base, system)
 	hc := limitedClient(cfg.HTTPClient)
 	switch cfg.Provider {
 	case OpenAI:
@@ -347,7 +349,7 @@ type identityDoc struct {
 	PackVersion     int      `json:"pack_version"`
 }
 
-func identity(cfg Config, base string, system map[runner.Depth]string) string {
+func identity(cfg Config, base string, system map[runner.Depth]string) (string, identityDoc) {
 	doc := identityDoc{
 		Provider:        cfg.Provider,
 		BaseURL:         base,
@@ -365,7 +367,37 @@ func identity(cfg Config, base string, system map[runner.Depth]string) string {
 		doc.Temperature = &t
 	}
 	data, _ := json.Marshal(doc) // cannot fail: plain fields, finite numbers (checked by New)
-	return cfg.Provider + ":" + cfg.Model + "@" + sha256Hex(string(data))[:16]
+	return cfg.Provider + ":" + cfg.Model + "@" + sha256Hex(string(data))[:16], doc
+}
+
+// Description is what Identity hashes, field by field, so that two judges
+// can be told apart in words (evalcal drift and anchor freeze record it).
+type Description struct {
+	Provider, BaseURL, Model string
+	// Parameters are the generation parameters as text: temperature
+	// ("omitted" for a model that rejects it), max_output_tokens, seed
+	// ("not sent"), prompt_tokens, schema_version and pack_version.
+	Parameters map[string]string
+	// PromptSHA256 is the hex SHA-256 of each depth's rendered system
+	// prompt.
+	PromptSHA256 map[runner.Depth]string
+}
+
+// Describe returns what Identity is a hash of.
+func (j *Judge) Describe() Description {
+	d := j.desc
+	temp, seed := "omitted", "not sent"
+	if d.Temperature != nil {
+		temp = strconv.FormatFloat(*d.Temperature, 'g', -1, 64)
+	}
+	if d.Seed != nil {
+		seed = strconv.FormatInt(*d.Seed, 10)
+	}
+	return Description{Provider: d.Provider, BaseURL: d.BaseURL, Model: d.Model,
+		Parameters: map[string]string{"temperature": temp, "seed": seed,
+			"max_output_tokens": strconv.FormatInt(d.MaxOutputTokens, 10), "prompt_tokens": strconv.FormatInt(d.PromptTokens, 10),
+			"schema_version": strconv.Itoa(d.SchemaVersion), "pack_version": strconv.Itoa(d.PackVersion)},
+		PromptSHA256: map[runner.Depth]string{runner.Light: d.LightPrompt, runner.Deep: d.DeepPrompt}}
 }
 
 func sha256Hex(s string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -60,6 +61,9 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 		req.seed = &s
 	}
 	ans, err := j.send(ctx, req)
+	if ans.badUsage != "" {
+		return j.impossibleUsage(ans, usage, run, depth)
+	}
 	usage = usage.Add(ans.usage)
 	if err != nil {
 		return fail(j.classify(err))
@@ -67,11 +71,17 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 	if ans.refused {
 		return fail(runner.Permanent(j.refusalError(ans, run, depth)))
 	}
-	insp, perr := parseAnswer(ans.text, run, depth)
+	insp, perr := parseAnswer(ctx, ans.text, run, depth)
+	if ctx.Err() != nil {
+		return fail(fmt.Errorf("%s: reading the answer for %s: %w", name, run.ID, ctx.Err()))
+	}
 	if perr != nil {
 		problem := problemText(perr, ans)
 		req.repair = &repairTurn{previous: ans, problem: problem}
 		ans, err = j.send(ctx, req)
+		if ans.badUsage != "" {
+			return j.impossibleUsage(ans, usage, run, depth)
+		}
 		usage = usage.Add(ans.usage)
 		if err != nil {
 			return fail(j.classify(err))
@@ -79,11 +89,16 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 		if ans.refused {
 			return fail(runner.Permanent(j.refusalError(ans, run, depth)))
 		}
-		if insp, perr = parseAnswer(ans.text, run, depth); perr != nil {
+		insp, perr = parseAnswer(ctx, ans.text, run, depth)
+		if ctx.Err() != nil {
+			return fail(fmt.Errorf("%s: reading the answer for %s: %w", name, run.ID, ctx.Err()))
+		}
+		if perr != nil {
 			return fail(runner.Permanent(fmt.Errorf("%s: answer for %s at %s is not a valid inspection after a repair request: %s; raw answer: %q",
 				name, run.ID, depth, j.redact(problemText(perr, ans)), j.redact(clip(ans.text, maxRawBytes)))))
 		}
 	}
+	j.redactInspection(&insp)
 	insp.Cost = runner.Cost{
 		Seconds: time.Since(start).Seconds(),
 		Tokens:  usage.Input + usage.Output,
@@ -93,6 +108,34 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 		insp.Flags = append(insp.Flags, truncationFlag(packed))
 	}
 	return insp, nil
+}
+
+// impossibleUsage fails a call whose answer reported usage no request can
+// have (see checkTokens): the figures are not believed, and the call is
+// booked at its bound (MaxRunTokens, what the --max-cost budget reserved
+// for it), never at less, so a lying server can neither overflow a count
+// nor credit the budget.
+func (j *Judge) impossibleUsage(ans answer, sofar runner.Usage, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+	in, out := j.MaxRunTokens(run, depth)
+	u := runner.Usage{Model: j.model, Calls: sofar.Calls + 1, Input: in, Output: out, Missing: true}
+	err := runner.Permanent(fmt.Errorf("%s: the answer for %s at %s reports impossible usage (%s); the call is booked at its bound of %d input and %d output tokens",
+		j.Name(), run.ID, depth, j.redact(ans.badUsage), in, out))
+	return runner.Inspection{}, runner.WithUsage(err, u)
+}
+
+// redactInspection removes the key from every text of a valid answer
+// (summary, services, flags) before it reaches the cache or a report: a
+// judge may quote a run's file holding it, or be a hostile server.
+func (j *Judge) redactInspection(insp *runner.Inspection) {
+	insp.Summary = j.redact(insp.Summary)
+	for i := range insp.Services {
+		s := &insp.Services[i]
+		s.Name, s.Status = j.redact(s.Name), j.redact(s.Status)
+	}
+	for i := range insp.Flags {
+		f := &insp.Flags[i]
+		f.ID, f.Description, f.Evidence = j.redact(f.ID), j.redact(f.Description), j.redact(f.Evidence)
+	}
 }
 
 // send sends req once, adapting to a server that rejects the temperature
@@ -148,24 +191,51 @@ func repairPrompt(problem string) string {
 		". Answer again with the corrected inspection: one JSON object matching the schema, and nothing else."
 }
 
-// maxCandidates bounds the JSON objects tried in one text answer.
-const maxCandidates = 64
+// Bounds on the work of reading one answer (see parseAnswer).
+const (
+	// maxCandidates bounds the JSON objects tried in one text answer.
+	maxCandidates = 64
+	// maxDecodeAttempts bounds the decodes started, failed ones included:
+	// an answer of 200,000 '{' is not decoded 200,000 times.
+	maxDecodeAttempts = 256
+	// decodeSlack is the decoder's read-ahead allowed beyond the work
+	// bound of decodeWork bytes per answer byte.
+	decodeSlack = 64 << 10
+	decodeWork  = 4
+)
 
 // parseAnswer reads the inspection in a model's answer: the answer
 // itself when it is one JSON object, else the first JSON object in the
 // text (inside a ```json fence or prose) that runner.ParseInspection
 // accepts; the error is the first candidate's. run_id, depth and system
 // are set from the run, cost is cleared.
-func parseAnswer(text string, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+//
+// Its work is linear in the answer: at most maxDecodeAttempts decodes are
+// started (a failed one counts), the decodes together read at most
+// decodeWork*len(text)+decodeSlack bytes, and ctx is checked before
+// every decode and every read (its error is returned as is).
+func parseAnswer(ctx context.Context, text string, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
 	var firstErr error
-	tried := 0
-	for i := 0; i < len(text) && tried < maxCandidates; i++ {
+	work := &workReader{ctx: ctx, left: decodeWork*int64(len(text)) + decodeSlack}
+	tried, attempts := 0, 0
+	for i := 0; i < len(text) && tried < maxCandidates && attempts < maxDecodeAttempts; i++ {
 		if text[i] != '{' {
 			continue
 		}
-		dec := json.NewDecoder(strings.NewReader(text[i:]))
+		if err := ctx.Err(); err != nil {
+			return runner.Inspection{}, err
+		}
+		if work.left <= 0 {
+			break
+		}
+		attempts++
+		work.r = strings.NewReader(text[i:])
+		dec := json.NewDecoder(work)
 		var raw json.RawMessage
 		if dec.Decode(&raw) != nil {
+			if work.err != nil {
+				break
+			}
 			continue
 		}
 		tried++
@@ -180,6 +250,9 @@ func parseAnswer(text string, run sampler.Run, depth runner.Depth) (runner.Inspe
 		}
 		i += len(raw) - 1 // the next candidate starts after this object
 	}
+	if err := ctx.Err(); err != nil {
+		return runner.Inspection{}, err
+	}
 	switch {
 	case firstErr != nil:
 		return runner.Inspection{}, firstErr
@@ -188,6 +261,37 @@ func parseAnswer(text string, run sampler.Run, depth runner.Depth) (runner.Inspe
 	default:
 		return runner.Inspection{}, errors.New("no JSON object in the answer")
 	}
+}
+
+// errDecodeWork ends a decode once parseAnswer's work bound is spent.
+var errDecodeWork = errors.New("llm: the answer's decode work bound is spent")
+
+// workReader reads r while left > 0 and ctx is live; its first failure
+// is kept in err.
+type workReader struct {
+	ctx  context.Context
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (w *workReader) Read(p []byte) (int, error) {
+	if w.err == nil {
+		if cerr := w.ctx.Err(); cerr != nil {
+			w.err = cerr
+		} else if w.left <= 0 {
+			w.err = errDecodeWork
+		}
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if int64(len(p)) > w.left {
+		p = p[:w.left]
+	}
+	n, err := w.r.Read(p)
+	w.left -= int64(n)
+	return n, err
 }
 
 // truncationFlag records what Pack cut.

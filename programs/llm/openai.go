@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -48,6 +49,30 @@ type answer struct {
 	// cutShort: the answer stopped at the max output tokens.
 	cutShort bool
 	usage    runner.Usage
+	// badUsage, when not empty, says which reported token count is
+	// impossible (see checkTokens); usage is then not to be believed.
+	badUsage string
+}
+
+// maxReportedTokens bounds a token count one request can report: far
+// above any model's context (MaxPromptTokens is 4M), far below int64
+// overflow even summed over a million calls.
+const maxReportedTokens = 1_000_000_000
+
+// checkTokens returns "" when every count is in 0..maxReportedTokens,
+// else the first that is not, as "name=value".
+func checkTokens(counts ...namedCount) string {
+	for _, c := range counts {
+		if c.n < 0 || c.n > maxReportedTokens {
+			return fmt.Sprintf("%s=%d, want 0..%d", c.name, c.n, maxReportedTokens)
+		}
+	}
+	return ""
+}
+
+type namedCount struct {
+	name string
+	n    int64
 }
 
 // completer sends one request. An HTTP error answer is a
@@ -121,6 +146,8 @@ func (c *openAIClient) complete(ctx context.Context, req request) (answer, error
 	a := answer{usage: runner.Usage{Model: req.model, Calls: 1}}
 	if out.JSON.Usage.Valid() {
 		u := out.Usage
+		a.badUsage = checkTokens(namedCount{"prompt_tokens", u.PromptTokens}, namedCount{"completion_tokens", u.CompletionTokens},
+			namedCount{"cached_tokens", u.PromptTokensDetails.CachedTokens}, namedCount{"reasoning_tokens", u.CompletionTokensDetails.ReasoningTokens})
 		a.usage.Input = u.PromptTokens
 		a.usage.Output = u.CompletionTokens
 		a.usage.CachedInput = u.PromptTokensDetails.CachedTokens
@@ -145,8 +172,9 @@ func (c *openAIClient) complete(ctx context.Context, req request) (answer, error
 // could not be read, and keeps transport errors (which the SDK returns
 // unwrapped) as they are.
 func responseError(res *http.Response, err error, now time.Time) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
+	var re *redirectError
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &re) {
+		return err // a refused redirect comes with the 3xx response
 	}
 	if res != nil && res.StatusCode >= 400 {
 		return newProviderError(res, now)

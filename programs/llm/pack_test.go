@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -296,7 +297,8 @@ func TestPackPropertyWithinBudget(t *testing.T) {
 		}
 		for rel, content := range files {
 			inScope := depth == runner.Deep || rel == "state.md"
-			whole := strings.Contains(p.Message, fmt.Sprintf("===== %s (%d bytes) =====\n%s===== end", rel, len(content), content))
+			tag := fenceTagRE.FindString(p.Message)
+			whole := strings.Contains(p.Message, fmt.Sprintf("===== %s (%d bytes) ===== %s\n%s===== end", rel, len(content), tag, content))
 			if inScope && whole == cut[rel] {
 				t.Errorf("case %d: %s shown whole %v, recorded as cut %v", i, rel, whole, cut[rel])
 			}
@@ -387,3 +389,6 @@ func TestPackQuotesControlCharactersInNames(t *testing.T) {
 		t.Errorf("the file with a quoted name is not shown at deep: %v", err)
 	}
 }
+
+// fenceTagRE finds a message's fence tag (see fenceTag).
+var fenceTagRE = regexp.MustCompile(`\[fence [0-9a-f]{16}\]`)

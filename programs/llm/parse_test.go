@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -25,7 +26,7 @@ func TestParseAnswerFindsTheInspection(t *testing.T) {
 		"own run fields": `{"run_id": "other", "depth": "deep", "system": "x", "cost": {"usd": 9},` + goodAnswer[1:],
 	}
 	for name, text := range cases {
-		insp, err := parseAnswer(text, parseRun, runner.Light)
+		insp, err := parseAnswer(context.Background(), text, parseRun, runner.Light)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -50,13 +51,13 @@ func TestParseAnswerErrorsNameTheProblem(t *testing.T) {
 		`{"x": 1} then ` + strings.Replace(goodAnswer, "pass", "ok", 1): "runtime_fidelity: missing",
 	}
 	for text, want := range cases {
-		_, err := parseAnswer(text, parseRun, runner.Deep)
+		_, err := parseAnswer(context.Background(), text, parseRun, runner.Deep)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseAnswer(%q) = %v, want %q", text, err, want)
 		}
 	}
 	var fe *runner.FieldError
-	if _, err := parseAnswer(`{"runtime_fidelity": 80}`, parseRun, runner.Deep); !errors.As(err, &fe) {
+	if _, err := parseAnswer(context.Background(), `{"runtime_fidelity": 80}`, parseRun, runner.Deep); !errors.As(err, &fe) {
 		t.Errorf("%v is not a *runner.FieldError", err)
 	}
 }
@@ -66,8 +67,22 @@ func FuzzParseAnswer(f *testing.F) {
 	f.Add("```json\n" + goodAnswer + "\n```")
 	f.Add(`{"runtime_fidelity": 1e999}`)
 	f.Add(strings.Repeat("{", 100))
+	f.Add(strings.Repeat(`{"a":`, 2000))
+	f.Add(strings.Repeat(`{"a":[`, 2000) + goodAnswer)
 	f.Fuzz(func(t *testing.T, text string) {
-		insp, err := parseAnswer(text, parseRun, runner.Light)
+		// The time bound per input (issue 27): the fuzzer's inputs are
+		// small, so they are grown to 1 MB; parsing is linear in the
+		// answer, so 1 MB takes milliseconds, far under the bound.
+		big := text
+		for len(big) > 0 && len(big) < 1<<20 {
+			big += big
+		}
+		start := time.Now()
+		parseAnswer(context.Background(), big, parseRun, runner.Light)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("parsing %d bytes (%.40q repeated) took %v", len(big), text, d)
+		}
+		insp, err := parseAnswer(context.Background(), text, parseRun, runner.Light)
 		if err == nil {
 			if insp.RunID != parseRun.ID || runner.CheckInspection(insp) != nil {
 				t.Fatalf("accepted an invalid inspection %+v", insp)

@@ -18,7 +18,13 @@ import (
 func Kind() spec.Kind {
 	return spec.Kind{Name: "saved", Usage: "saved:FILE",
 		Open: func(ctx context.Context, path string, env spec.Env) (spec.Opened, error) {
-			sv, runs, err := LoadContext(ctx, path)
+			load := LoadContext
+			if env.Member != nil {
+				load = func(ctx context.Context, path string) (*Inspector, []inspection.Run, error) {
+					return LoadShard(ctx, path, env.Member)
+				}
+			}
+			sv, runs, err := load(ctx, path)
 			if err != nil {
 				return spec.Opened{}, err
 			}

@@ -46,6 +46,9 @@ type Inspector struct {
 	fingerprint string
 	// bad holds, per run and depth, why its saved line was rejected.
 	bad map[key]error
+	// skimmed holds the (run, depth) pairs of other shards' lines, read
+	// by skim only (LoadShard).
+	skimmed map[key]bool
 	// unattributed are rejected lines whose run_id and depth could not be
 	// read, as "file:line: why".
 	unattributed []string
@@ -67,6 +70,30 @@ type entry struct {
 	insp [2]*inspection.Inspection
 	line [2]int
 	raw  [2][]byte
+	// system is what the first line of each depth names (lineSystem),
+	// valid or not; named says that line was seen.
+	system [2]string
+	named  [2]bool
+}
+
+// name records the system of the first line seen at depth index k.
+func (e *entry) name(k int, system string) {
+	if !e.named[k] {
+		e.named[k], e.system[k] = true, system
+	}
+}
+
+// lineSystem is the system a line names: skim's reading when skim reads
+// the line (so that a shard that only skims it agrees), else the decoded
+// inspection's, else none.
+func lineSystem(line []byte, insp *inspection.Inspection) string {
+	if _, _, system, ok := skim(line); ok {
+		return system
+	}
+	if insp != nil {
+		return insp.System
+	}
+	return ""
 }
 
 // Load is LoadContext with a context that never ends.
@@ -106,10 +133,24 @@ func Load(path string) (*Inspector, []inspection.Run, error) {
 // ends (the error wraps ctx.Err(); a pipe waiting for its writer is given
 // up at once).
 func LoadContext(ctx context.Context, path string) (*Inspector, []inspection.Run, error) {
-	return load(ctx, path, defaultLimits)
+	return load(ctx, path, defaultLimits, nil)
 }
 
-func load(ctx context.Context, path string, lim limits) (*Inspector, []inspection.Run, error) {
+// LoadShard is LoadContext for one shard of a job (`run --shard i/n`):
+// member tells whether a run id belongs to the shard. The lines of other
+// shards' runs are only skimmed for run_id, depth and system (skim), not
+// decoded nor checked: the shard never inspects those runs (their own
+// shard reports their bad lines), and the runs, the fingerprint, Covers
+// and the systems are the same as LoadContext's, so the shard's sample
+// is the unsharded one. A line skim cannot read is decoded as without
+// shards. Inspect of another shard's run fails with ErrNotSaved.
+func LoadShard(ctx context.Context, path string, member func(runID string) bool) (*Inspector, []inspection.Run, error) {
+	return load(ctx, path, defaultLimits, member)
+}
+
+// load reads path (see LoadContext); member, when not nil, selects the
+// runs whose lines are decoded (LoadShard).
+func load(ctx context.Context, path string, lim limits, member func(string) bool) (*Inspector, []inspection.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
@@ -118,6 +159,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []inspectio
 	defer stop()
 	entries := map[string]*entry{}
 	bad := map[key]error{}
+	skimmed := map[key]bool{}
 	var unattributed []string
 	entryOf := func(id string) *entry {
 		e := entries[id]
@@ -142,6 +184,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []inspectio
 		if e.raw[k] == nil {
 			e.raw[k] = slices.Clone(line)
 		}
+		e.name(k, lineSystem(line, nil))
 		if _, seen := bad[key{id, depth}]; !seen {
 			bad[key{id, depth}] = err
 		}
@@ -170,6 +213,17 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []inspectio
 		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
 			continue
+		}
+		if member != nil {
+			if id, depth, system, ok := skim(line); ok && !member(id) {
+				e, k := entryOf(id), depthIndex(inspection.Depth(depth))
+				if e.raw[k] == nil {
+					e.raw[k] = slices.Clone(line)
+				}
+				e.name(k, system)
+				skimmed[key{id, inspection.Depth(depth)}] = true
+				continue
+			}
 		}
 		insp, err := parseLine(line)
 		if err != nil {
@@ -203,6 +257,7 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []inspectio
 			e.pi = p
 		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
+		e.name(k, lineSystem(line, &insp))
 	}
 	if len(entries) == 0 {
 		if len(unattributed) > 0 {
@@ -212,20 +267,18 @@ func load(ctx context.Context, path string, lim limits) (*Inspector, []inspectio
 	}
 
 	in := &Inspector{byKey: make(map[key]inspection.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed,
-		pi: map[string]float64{}}
+		pi: map[string]float64{}, skimmed: skimmed}
 	runs := make([]inspection.Run, 0, len(entries))
 	for id, e := range entries {
 		if e.pi != nil {
 			in.pi[id] = *e.pi
 		}
 		run := inspection.Run{ID: id, Era: inspection.EraSaved, Status: inspection.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
+		run.System = cmp.Or(e.system[0], e.system[1])
 		for k, insp := range e.insp {
 			run.SizeBytes += int64(len(e.raw[k]))
 			if insp == nil {
 				continue
-			}
-			if run.System == "" {
-				run.System = insp.System
 			}
 			in.byKey[key{id, insp.Depth}] = *insp
 		}
@@ -262,7 +315,7 @@ func inclusionProbability(line []byte) (*float64, error) {
 func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
 	k := key{runID, depth}
 	_, ok := in.byKey[k]
-	return ok || in.bad[k] != nil
+	return ok || in.bad[k] != nil || in.skimmed[k]
 }
 
 // InclusionProbability returns the inclusion_probability recorded on the

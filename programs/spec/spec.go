@@ -33,6 +33,11 @@ type Kind struct {
 	// needed; "" when it reads none. The command checks that it is a
 	// regular file before Open.
 	File func(arg string) string
+	// Members, when not nil, makes the kind a composite of other specs (a
+	// panel): it returns the member specs of ARG, which Parse checks in
+	// turn; a member may not itself be a composite. Open opens them with
+	// Env.Open.
+	Members func(arg string) ([]string, error)
 }
 
 // takesArg reports whether the kind's spec has an argument.
@@ -46,6 +51,14 @@ type Env struct {
 	Both bool
 	// Judge is the LLM judge settings of the spec's side.
 	Judge Judge
+	// Member, when not nil, tells whether a run id belongs to this job's
+	// shard (run --shard i/n): a source that brings its own runs may skip
+	// decoding the lines of other shards' runs. nil: every run.
+	Member func(runID string) bool
+	// Open opens a member spec of a composite kind (Kind.Members) as the
+	// command opens any spec, so that one spec used twice is one
+	// inspector.
+	Open func(spec string) (inspection.Inspector, error)
 }
 
 // Opened is an opened spec.
@@ -173,6 +186,11 @@ func (r *Registry) Parse(spec string) (Kind, string, error) {
 				return k, arg, err
 			}
 		}
+		if k.Members != nil {
+			if err := r.parseMembers(k, arg); err != nil {
+				return k, arg, err
+			}
+		}
 		return k, arg, nil
 	}
 	return Kind{}, "", ErrForm
@@ -186,4 +204,25 @@ func (r *Registry) File(spec string) string {
 		return ""
 	}
 	return k.File(arg)
+}
+
+// parseMembers checks each member spec of the composite kind k's ARG: a
+// known form, and not a composite itself.
+func (r *Registry) parseMembers(k Kind, arg string) error {
+	members, err := k.Members(arg)
+	if err != nil {
+		return err
+	}
+	for _, m := range members {
+		mk, _, err := r.Parse(m)
+		switch {
+		case errors.Is(err, ErrForm):
+			return fmt.Errorf("%s member %q must be %s", k.Name, m, r.Usage())
+		case err != nil:
+			return fmt.Errorf("%s member %q: %w", k.Name, m, err)
+		case mk.Members != nil:
+			return fmt.Errorf("a %s member cannot be a %s, got %q", k.Name, mk.Name, m)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// savedWithCosts writes n runs of saved inspections whose cost.usd and
+// cost.seconds have several decimals, so that a float64 sum depends on the
+// order it is added in, and returns the file and the exact totals of each
+// side in nano-dollars and microseconds.
+func savedWithCosts(t *testing.T, n int) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(26, 64))
+	var b strings.Builder
+	verdicts := []string{"pass", "partial", "fail"}
+	for i := range n {
+		system := []string{"alpha", "beta", "gamma"}[i%3]
+		for _, depth := range []string{"light", "deep"} {
+			fmt.Fprintf(&b, `{"run_id":"run-%05d","system":%q,"depth":%q,"runtime_fidelity":%d,"task_effectiveness":%d,"verdict":%q,"cost":{"seconds":%v,"tokens":%d,"usd":%v}}`+"\n",
+				i, system, depth, r.IntN(101), r.IntN(101), verdicts[r.IntN(3)],
+				float64(r.IntN(30000))/1e3+0.1, 100+r.IntN(900), float64(r.IntN(20000))/1e6+0.01)
+		}
+	}
+	// Bad lines: a shard only skims other shards' lines (saved.LoadShard),
+	// and its sample must still be the unsharded one.
+	b.WriteString(`{"run_id":"bad-1","system":"alpha","depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"maybe"}
+{"run_id":"bad-1","system":"alpha","depth":"deep","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}
+{"run_id":"bad-2","system":"beta","depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"maybe"}
+{"run_id":"bad-2","system":"beta","depth":"deep","runtime_fidelity":1,"task_effectiveness":1,"verdict":"maybe"}
+{"run_id":"bad-3","system":"alpha","depth":"light","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}
+{"run_id":"bad-3","system":"gamma","depth":"deep","runtime_fidelity":1,"task_effectiveness":1,"verdict":"pass"}
+{"depth":"light"}
+`)
+	p := filepath.Join(t.TempDir(), "saved.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The merge of 64 shards is byte-identical to the unsharded report, the
+// cost section included: cost sums are integers (runner/exactsum.go), not
+// float64 sums whose last digits depend on how the runs were grouped; and
+// shards that skim other shards' lines (saved.LoadShard) still list the
+// unsharded sample, bad lines included.
+func TestMergeOf64ShardsEqualsUnshardedWithCosts(t *testing.T) {
+	saved := savedWithCosts(t, 64*12)
+	whole, stderr, code := runCLI(t, "run", "--no-cache", "--inspections", saved)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(whole, "usd:") || strings.Contains(whole, "usd: 0\n") {
+		t.Fatalf("the report has no cost in USD to compare:\n%.2000s", whole)
+	}
+	dir := t.TempDir()
+	var shards []string
+	for i := 64; i >= 1; i-- { // any order merges to the same bytes
+		p := filepath.Join(dir, fmt.Sprintf("shard-%02d.yaml", i))
+		if _, stderr, code := runCLI(t, "run", "--no-cache", "--shard", fmt.Sprintf("%d/64", i), "-o", p, "--inspections", saved); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		shards = append(shards, p)
+	}
+	merged, stderr, code := runCLI(t, append([]string{"merge"}, shards...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if merged != whole {
+		w, m := strings.Split(whole, "\n"), strings.Split(merged, "\n")
+		for i := range min(len(w), len(m)) {
+			if w[i] != m[i] {
+				t.Fatalf("merged report differs from the unsharded one at line %d:\n unsharded: %s\n merged:    %s", i+1, w[i], m[i])
+			}
+		}
+		t.Fatalf("merged report differs in length: %d lines, unsharded %d", len(m), len(w))
+	}
+}
