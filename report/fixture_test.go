@@ -92,6 +92,7 @@ func buildReport(runs []fixtureRun) *Report {
 		Confidence:            st.Confidence,
 		Preliminary:           st.Preliminary,
 		Kappa:                 st.Kappa,
+		AgreementRobust:       aggregate.ComputeAll(aggregate.Input{Comparisons: cs}, aggregate.DefaultOptions()).AgreementRobust,
 		Confusion:             st.Confusion,
 		Forecast:              st.Forecast,
 		Disagreements:         st.Disagreements,
