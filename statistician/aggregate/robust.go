@@ -20,7 +20,9 @@ import (
 // own in place of the majority verdict, and a run with fewer repeats than
 // another has missing values. Verdicts are coded fail = 0, partial = 1,
 // pass = 2. The class-wise figures use the paired (majority) verdicts,
-// deep's pass as the positive class.
+// deep's pass as the positive class. run and merge always write it (the
+// report's agreement_robust); reports of earlier evalcal versions lack it
+// and still read.
 type RobustAgreement struct {
 	// Raters says who rated each run.
 	Raters string `yaml:"raters" json:"raters"`
