@@ -1,7 +1,10 @@
 package aggregate
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
@@ -140,4 +143,52 @@ func TestRobustAgreementUndefinedIsNull(t *testing.T) {
 	if r.ClassWise.Specificity.Value != nil || r.ClassWise.Specificity.Reason == "" || r.ClassWise.BalancedAccuracy != nil {
 		t.Errorf("class-wise all pass = %+v, want specificity and balanced accuracy null", r.ClassWise)
 	}
+}
+
+// The agreement_robust figures of the 30 reference runs equal
+// testdata/robust_reference.json, written by testdata/robust_reference.py
+// (numpy from the papers' formulas, sklearn, statsmodels).
+func TestRobustAgreementMatchesReference(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "robust_reference.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		AlphaNominal      float64    `json:"alpha_nominal"`
+		AlphaOrdinal      float64    `json:"alpha_ordinal"`
+		AC1               float64    `json:"ac1"`
+		Sensitivity       float64    `json:"sensitivity"`
+		SensitivityWilson [2]float64 `json:"sensitivity_wilson95"`
+		Specificity       float64    `json:"specificity"`
+		SpecificityWilson [2]float64 `json:"specificity_wilson95"`
+		BalancedAccuracy  float64    `json:"balanced_accuracy"`
+		BaseRate          float64    `json:"base_rate"`
+		BaseRateWilson95  [2]float64 `json:"base_rate_wilson95"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	r := ComputeAll(Input{Comparisons: referenceRuns(t)}, DefaultOptions()).AgreementRobust
+	near9 := func(name string, got *float64, want float64) {
+		t.Helper()
+		if got == nil || math.Abs(*got-want) > 1e-9 {
+			t.Errorf("%s = %v, want %.12g", name, got, want)
+		}
+	}
+	interval := func(name string, p Proportion, want [2]float64) {
+		t.Helper()
+		if p.Wilson95 == nil || math.Abs(p.Wilson95.Lower-want[0]) > 1e-9 || math.Abs(p.Wilson95.Upper-want[1]) > 1e-9 {
+			t.Errorf("%s interval = %+v, want %v", name, p.Wilson95, want)
+		}
+	}
+	near9("alpha nominal", r.AlphaNominal.Value, ref.AlphaNominal)
+	near9("alpha ordinal", r.AlphaOrdinal.Value, ref.AlphaOrdinal)
+	near9("ac1", r.AC1.Value, ref.AC1)
+	near9("sensitivity", r.ClassWise.Sensitivity.Value, ref.Sensitivity)
+	near9("specificity", r.ClassWise.Specificity.Value, ref.Specificity)
+	near9("balanced accuracy", r.ClassWise.BalancedAccuracy, ref.BalancedAccuracy)
+	near9("base rate", r.ClassWise.BaseRate.Value, ref.BaseRate)
+	interval("sensitivity", r.ClassWise.Sensitivity, ref.SensitivityWilson)
+	interval("specificity", r.ClassWise.Specificity, ref.SpecificityWilson)
+	interval("base rate", r.ClassWise.BaseRate, ref.BaseRateWilson95)
 }
