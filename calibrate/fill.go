@@ -45,6 +45,7 @@ func Fill(rep *report.Report, data Data) {
 	rep.AgreementBySystem = st.AgreementBySystem
 	rep.Kappa = st.Kappa
 	rep.Leniency = st.Leniency
+	rep.AgreementRobust = &st.AgreementRobust
 	rep.Confusion = st.Confusion
 	rep.Confidence = st.Confidence
 	rep.Preliminary = st.Preliminary

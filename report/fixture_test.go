@@ -77,6 +77,7 @@ func buildReport(runs []fixtureRun) *Report {
 	comp.SuccessFailure = sampler.SuccessFailure{Success: len(runs), SuccessPercent: 100}
 	cs := comparator.Compare(pairs)
 	st := aggregate.Compute(cs, aggregate.DefaultOptions())
+	robust := aggregate.ComputeAll(aggregate.Input{Comparisons: cs}, aggregate.DefaultOptions()).AgreementRobust
 	return &Report{
 		SchemaVersion: SchemaVersion,
 		GeneratedBy:   "evalcal 0.1.0",
@@ -92,6 +93,7 @@ func buildReport(runs []fixtureRun) *Report {
 		Confidence:            st.Confidence,
 		Preliminary:           st.Preliminary,
 		Kappa:                 st.Kappa,
+		AgreementRobust:       &robust,
 		Confusion:             st.Confusion,
 		Forecast:              st.Forecast,
 		Disagreements:         st.Disagreements,

@@ -98,6 +98,13 @@ var precisionRules = []precisionRule{
 	{"*_p_value", PValue},
 	{"*_p", PValue},
 
+	// Chance-robust and class-wise agreement: coefficients and fractions in
+	// [0, 1], never percent: agreement_robust.{alpha_nominal,alpha_ordinal}.{value,observed_disagreement,expected_disagreement},
+	// agreement_robust.ac1.{value,se,ci95.*,percent_agreement,chance_agreement},
+	// agreement_robust.class_wise.{sensitivity,specificity,base_rate}.{value,wilson95.*},
+	// agreement_robust.class_wise.{balanced_accuracy,balanced_accuracy_ci95.*}.
+	{"agreement_robust.**", Statistic},
+
 	// Percentages: agreement_rate.percent, agreement_by_system[].percent,
 	// sample.composition.success_failure.success_percent,
 	// recommendations[].expected_impact.{agreement,current}_percent.

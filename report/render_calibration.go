@@ -358,6 +358,9 @@ func agreementSection(r *Report, plots bool) section {
 		s.Blocks = append(s.Blocks, block{Table: &st})
 	}
 	s.Blocks = append(s.Blocks, kappaBlocks(r.Kappa)...)
+	if r.AgreementRobust != nil {
+		s.Blocks = append(s.Blocks, robustBlocks(*r.AgreementRobust)...)
+	}
 	if l := r.Leniency; l.N > 0 {
 		lt := table{Header: []string{"at the pass line", "runs"}, Rows: [][]string{
 			{"light passes, deep does not", fmtCount(l.LightPassDeepNot)},

@@ -40,6 +40,7 @@ type Report struct {
 	AgreementBySystem     []aggregate.SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
 	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
 	Leniency              aggregate.Leniency          `yaml:"leniency" json:"leniency"`
+	AgreementRobust       *aggregate.RobustAgreement  `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
 	Confusion             aggregate.Confusion         `yaml:"confusion" json:"confusion"`
 	Confidence            string                      `yaml:"confidence" json:"confidence"`
 	Preliminary           bool                        `yaml:"preliminary" json:"preliminary"`

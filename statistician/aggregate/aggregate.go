@@ -60,6 +60,7 @@ type Stats struct {
 	Forecast              Forecast                `yaml:"forecast" json:"forecast"`
 	AgreementClustered    ClusteredRate           `yaml:"agreement_clustered" json:"agreement_clustered"`
 	Leniency              Leniency                `yaml:"leniency" json:"leniency"`
+	AgreementRobust       RobustAgreement         `yaml:"agreement_robust" json:"agreement_robust"`
 	Estimate              *Estimate               `yaml:"estimate,omitempty" json:"estimate,omitempty"`
 	Repeatability         *Repeatability          `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
 	Disagreements         []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
@@ -209,13 +210,14 @@ func DefaultOptions() Options { return Options{Bins: 10} }
 
 // ComputeAll aggregates everything in: the paired statistics over the
 // comparisons, the verdict-level leniency and the clustered agreement
-// interval, and, when deep ran on a subset or repeats were made, the
+// interval, the chance-robust and class-wise agreement, and, when deep ran on a subset or repeats were made, the
 // estimates of what deep would say and the repeatability of each side. It
 // never fails; where a statistic is undefined the result says why.
 func ComputeAll(in Input, opts Options) Stats {
 	s := Compute(in.Comparisons, opts)
 	s.AgreementClustered = clusteredAgreement(in.Comparisons)
 	s.Leniency = leniency(in.Comparisons)
+	s.AgreementRobust = robustAgreement(in.Comparisons, in.Repeats)
 	if in.Pi != nil {
 		e := estimate(in)
 		s.Estimate = &e
