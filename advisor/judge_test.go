@@ -504,5 +504,5 @@ func TestTestedRulesStayQuietUnderTheNull(t *testing.T) {
 	}
 }
 
-// verdictOf is DESIGN.md's verdict on a score without flags.
+// verdictOf is docs/DESIGN.md's verdict on a score without flags.
 func verdictOf(x float64) string { return Cuts{runner.FailBelow, runner.PassAt}.Verdict(x) }

@@ -11,14 +11,14 @@ import (
 
 // Recalibration constants: the cross-validation folds and the fewest runs
 // the threshold rule looks at (two runs a fold). The search breaks ties
-// toward DESIGN.md's lines, runner.FailBelow and runner.PassAt.
+// toward docs/DESIGN.md's lines, runner.FailBelow and runner.PassAt.
 const (
 	ThresholdFolds   = 10
 	ThresholdMinRuns = 2 * ThresholdFolds
 )
 
 // Cuts is a verdict rule on light's score x = min(runtime_fidelity,
-// task_effectiveness) (the score DESIGN.md's verdict rule reads: a run
+// task_effectiveness) (the score docs/DESIGN.md's verdict rule reads: a run
 // passes when both scores reach the pass line, so when the smaller one
 // does):
 //
@@ -53,7 +53,7 @@ func LightScore(rf, te float64) float64 { return math.Min(rf, te) }
 // The candidate cuts are 0 and the midpoints between consecutive distinct
 // values of x (a pass line above every value, under which nothing passes,
 // is no recalibration and is not proposed); ok is false only for no runs. Among cuts with the same number of
-// matches the one nearest DESIGN.md's lines wins (the smallest
+// matches the one nearest docs/DESIGN.md's lines wins (the smallest
 // |FailBelow - 40| + |PassAt - 70|), then the lower cuts, so the result is
 // unique. O(n log n): after sorting, for each pass cut the best fail cut
 // below it is a running maximum of (fails below - partials below).

@@ -1,6 +1,6 @@
 // Package calibrate is evalcal's pipeline: completed runs and two
 // inspectors in, a calibration report out. Its body reads as the stages of
-// DESIGN.md: the sampler picks runs, the runner inspects them at light and
+// docs/DESIGN.md: the sampler picks runs, the runner inspects them at light and
 // deep depth, the comparator compares each run's pair, the statistician
 // aggregates, the advisor recommends. cmd/evalcal parses flags and calls
 // Run; a Go program can embed evalcal the same way.

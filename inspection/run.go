@@ -17,7 +17,7 @@ const (
 // Era names the OpenProse on-disk layout a run was written in.
 type Era string
 
-// The layouts of DESIGN.md, oldest first.
+// The layouts of docs/DESIGN.md, oldest first.
 const (
 	EraStateMDv1  Era = "state-md-v1" // program.prose + state.md + bindings/{name}.md
 	EraStateMDv2  Era = "state-md-v2" // program.md + manifest.md + state.md + services/ + workspace/ + bindings/{svc}/

@@ -27,7 +27,7 @@ type inspectionJSON struct {
 }
 
 // ParseInspection decodes one inspection JSON object (schema in
-// DESIGN.md). `program` is accepted for `system`; `system` wins when both
+// docs/DESIGN.md). `program` is accepted for `system`; `system` wins when both
 // are given. runtime_fidelity, task_effectiveness and verdict are
 // required; run_id and depth may be absent (the runner fills them in).
 // Unknown fields are ignored. Trailing non-space data, a missing field, a

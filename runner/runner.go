@@ -185,7 +185,7 @@ func Run(ctx context.Context, runs []inspection.Run, insp inspection.Inspector, 
 // as it is had. A cache hit gets the run's id, since runs of equal
 // content share an entry.
 //
-// Deep is attempted even when light failed: DESIGN.md gives every run
+// Deep is attempted even when light failed: docs/DESIGN.md gives every run
 // both inspections, the deep one is cached for the rerun, and the report
 // can show it (Result.Unpaired). A failing run never stops the others and
 // an inspector panic is a permanent failure, not a crash.

@@ -2,7 +2,7 @@ package sampler
 
 import "errors"
 
-// Sample errors (DESIGN.md exit code 2).
+// Sample errors (docs/DESIGN.md exit code 2).
 var (
 	// ErrInsufficientRuns: fewer than 3 valid runs.
 	ErrInsufficientRuns = errors.New("insufficient-runs")

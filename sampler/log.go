@@ -174,7 +174,7 @@ var (
 )
 
 // ParseLog reads an OpenProse run log line by line and never panics: every
-// marker of DESIGN.md is an Event (`→` or `->`), the first `---end` or
+// marker of docs/DESIGN.md is an Event (`→` or `->`), the first `---end` or
 // `---error` is the Terminator, and anything odd (a marker outside the
 // spec, a repeated terminator, events after it, invalid UTF-8, an
 // over-long line, a last line without newline) is a warning with its line

@@ -8,5 +8,5 @@
 // and every function is checked against an independent reference (scipy,
 // statsmodels, scikit-learn or R) in the tests; see testdata/reference.
 //
-// The core imports only the standard library, gonum and montanaflynn/stats.
+// The core imports only the standard library and gonum.
 package statistician

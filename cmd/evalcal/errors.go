@@ -8,7 +8,7 @@ import (
 	"github.com/evalcal/evalcal/sampler"
 )
 
-// Exit codes (DESIGN.md; published in the README and in every command's
+// Exit codes (docs/DESIGN.md; published in the README and in every command's
 // help).
 const (
 	exitOK          = 0

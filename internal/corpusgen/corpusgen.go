@@ -1,5 +1,5 @@
 // Package corpusgen writes the bundled corpus of synthetic OpenProse run
-// directories (testdata/runs): every era of DESIGN.md, several systems,
+// directories (testdata/runs): every era of docs/DESIGN.md, several systems,
 // sizes from tiny to about 100 KB outputs, clean, failed and incomplete
 // runs, planted defects and a few invalid runs, with a MANIFEST that says
 // what a structural light check and a deep check should see in each run.
@@ -34,7 +34,7 @@ type Options struct {
 // MANIFEST.json.
 type Entry struct {
 	ID string `json:"id"`
-	// Era is 1..4 as in DESIGN.md; Layout is the sampler's name for it.
+	// Era is 1..4 as in docs/DESIGN.md; Layout is the sampler's name for it.
 	Era    int    `json:"era"`
 	Layout string `json:"layout"`
 	System string `json:"system"`
@@ -51,7 +51,7 @@ type Entry struct {
 	Defects  []string `json:"defects"`
 	Features []string `json:"features"`
 	// LightSees and DeepSees are finding ids a structural light check and
-	// a deep check should report; the verdicts follow DESIGN.md's rule.
+	// a deep check should report; the verdicts follow docs/DESIGN.md's rule.
 	LightSees    []string `json:"light_sees"`
 	DeepSees     []string `json:"deep_sees"`
 	LightVerdict string   `json:"light_verdict,omitempty"`

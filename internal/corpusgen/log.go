@@ -6,7 +6,7 @@ import (
 )
 
 // logText writes the run's log (state.md or vm.log.md): a header, the
-// event markers of DESIGN.md in log order, and the terminator, with the
+// event markers of docs/DESIGN.md in log order, and the terminator, with the
 // format variety the run's features ask for.
 func (ru *run) logText() string {
 	var b strings.Builder

@@ -174,7 +174,7 @@ func corpusPlan() []spec {
 
 // expectations says what a structural light check and a deep check
 // should find in a run planned by s, and the verdicts they should reach
-// under the DESIGN.md rule. Light sees outcome, missing and empty
+// under the docs/DESIGN.md rule. Light sees outcome, missing and empty
 // bindings and error files; it cannot tell a by-design skip or a
 // recovered error from a defect (so it is pessimistic there), and it
 // cannot see order, placeholders or truncation (so it is optimistic).

@@ -12,7 +12,7 @@
 //
 // Scores start at 100 and lose a fixed number of points per flag (see
 // deductions), clamped to 0..100; light's are then capped at 85 (runtime
-// fidelity) and 80 (task effectiveness). The verdict follows DESIGN.md:
+// fidelity) and 80 (task effectiveness). The verdict follows docs/DESIGN.md:
 // fail if the run did not complete or either score is below 40; pass if
 // both are at least 70 and no flag is critical; partial otherwise.
 package builtin

@@ -8,7 +8,7 @@
 // EVALCAL_REPEAT (the 0-based repeat index with --repeat K; `{repeat}` in an
 // argument).
 // The program prints one inspection JSON object on stdout (schema in
-// DESIGN.md; `program` is accepted for `system`).
+// docs/DESIGN.md; `program` is accepted for `system`).
 //
 // # Run paths
 //

@@ -36,7 +36,7 @@
 //	runtime_fidelity = task_effectiveness = 100 * x
 //	verdict = pass if x >= 0.7, fail if x < 0.4, partial otherwise
 //
-// (DESIGN.md's thresholds on the 0-100 score; so C passes, P is partial,
+// (docs/DESIGN.md's thresholds on the 0-100 score; so C passes, P is partial,
 // I and N fail). A sample with an error (samples[].error) fails whatever
 // its score, with a critical run-error flag whose evidence is the error
 // message; its scores are 100 * x when the scorer gave a value, else 0. A

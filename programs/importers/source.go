@@ -173,7 +173,7 @@ func SplitSpec(rest string) (path, selector string) {
 	return rest[:i], rest[i+1:]
 }
 
-// Verdict thresholds on a value in [0, 1] (DESIGN.md's verdict rule on
+// Verdict thresholds on a value in [0, 1] (docs/DESIGN.md's verdict rule on
 // the 0-100 score: pass at 70 or more, fail under 40), unless the options
 // say otherwise (Options.Pass, Options.Fail).
 const (

@@ -13,7 +13,7 @@ import (
 )
 
 // The built-in system prompts, derived from the inspector's depth
-// definitions in DESIGN.md.
+// definitions in docs/DESIGN.md.
 var (
 	//go:embed prompts/light.tmpl
 	builtinLightPrompt string
@@ -48,7 +48,7 @@ type PromptData struct {
 }
 
 // AnswerSchema is the JSON schema of the answer a judge asks for: the
-// inspection of DESIGN.md without run_id, system, depth and cost, which
+// inspection of docs/DESIGN.md without run_id, system, depth and cost, which
 // evalcal fills in. It satisfies OpenAI's strict mode (every property
 // required, no additional properties).
 func AnswerSchema() map[string]any {

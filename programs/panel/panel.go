@@ -12,7 +12,7 @@
 //     of --repeat.
 //   - median: the median of each score (runtime fidelity, task
 //     effectiveness) over the members that answered (the mean of the two
-//     middle values for an even count), and the verdict DESIGN.md's rule
+//     middle values for an even count), and the verdict docs/DESIGN.md's rule
 //     gives those scores (fail below inspection.FailBelow, pass when both reach
 //     inspection.PassAt and no member raised a critical flag, partial
 //     otherwise).

@@ -2,7 +2,7 @@
 // (`--inspections FILE` or `--inspector saved:FILE`, issue 3), so a
 // calibration can be computed from inspections made elsewhere.
 //
-// Each non-blank line is one inspection object (schema in DESIGN.md;
+// Each non-blank line is one inspection object (schema in docs/DESIGN.md;
 // `program` is accepted for `system`) with its `run_id` and `depth`.
 // A run's light and deep inspections are paired by run_id. Lines end in
 // "\n" or "\r\n"; a UTF-8 byte-order mark at the start of the file is

@@ -3,7 +3,7 @@
 // scoring core in package statistician for every number.
 //
 // It lives in its own package so that the scoring core keeps its import
-// rule (standard library, gonum and montanaflynn/stats only) while the
+// rule (standard library and gonum only) while the
 // stage may depend on the comparator's types.
 package aggregate
 
