@@ -15,7 +15,7 @@ func TestKindsAreValid(t *testing.T) {
 
 // The help's list of spec forms, as the README documents it.
 func TestUsageListsEveryKindInOrder(t *testing.T) {
-	const want = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS] or promptfoo:FILE[#ASSERTION][?OPTIONS]"
+	const want = "builtin, exec:COMMAND, saved:FILE, openai:MODEL, anthropic:MODEL, inspect:LOG[#SCORER][?OPTIONS], promptfoo:FILE[#ASSERTION][?OPTIONS] or panel:SPEC,SPEC[,...][?agg=majority|median]"
 	if got := Kinds().Usage(); got != want {
 		t.Errorf("Usage() = %q\nwant      %q", got, want)
 	}
@@ -41,6 +41,9 @@ func TestParseAndFile(t *testing.T) {
 		{spec: "promptfoo:out.json#polite?pass=0.5", kind: "promptfoo", file: "out.json"},
 		{spec: "promptfoo:out.json#?max=10", err: errAny},
 		{spec: "gemini:pro", err: spec.ErrForm},
+		{spec: "panel:builtin,exec:sh j.sh {run} {depth}?agg=median", kind: "panel"},
+		{spec: "panel:builtin,[panel:builtin,builtin]", err: errAny}, // a member may not be a panel
+		{spec: "panel:builtin,gemini:pro", err: errAny},              // every member is checked
 		{spec: "", err: spec.ErrForm},
 	} {
 		k, _, err := Kinds().Parse(c.spec)
