@@ -58,7 +58,10 @@ type Estimate struct {
 	// Predictor says which light predictor PPIMeanOfRunsCalibrated used
 	// (PredictorFixed or PredictorIsotonic); "" elsewhere.
 	Predictor string `yaml:"predictor,omitempty" json:"predictor,omitempty"`
-	Reason    string `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// Pooled says StratPPIMeanOfRunsUniform used PPI++ over all runs as
+	// one stratum (its standard error was the smaller); false elsewhere.
+	Pooled bool   `yaml:"pooled,omitempty" json:"pooled,omitempty"`
+	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // ClampTo returns e with Value and the interval bounds clamped to

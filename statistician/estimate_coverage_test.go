@@ -284,7 +284,7 @@ func simulateCoverage(s coverageSetting, datasets, runsPerDataset int, seed uint
 			}
 		}
 		pooled, _ := PoolSmallStrata(strata[:])
-		sp := StratPPIMeanOfRuns(pooled, coverageLevel)
+		sp := StratPPIMeanOfRunsUniform(pooled, coverageLevel)
 		if !s.score {
 			sp = sp.ClampTo(0, 1)
 		}
@@ -464,10 +464,16 @@ func TestEstimatorCoverage(t *testing.T) {
 		}
 		// Stratified PPI++ (by light's verdict) is 20-30% narrower than
 		// PPI++ with a strong predictor; where the strata do not matter
-		// (a weak predictor) it pays for estimating two lambdas, at most
-		// 0.4% in the run recorded in the README: the bound is 0.5%.
-		if sp, p := r.tallies[MethodStratPPI], r.tallies[MethodPPI]; sp != nil && p != nil && sp.meanWidth() > 1.005*p.meanWidth() {
-			t.Errorf("%s: stratified PPI++ mean width %.4g above PPI++ %.4g by more than 0.5%%", r.setting, sp.meanWidth(), p.meanWidth())
+		// (a weak predictor) per-stratum lambdas would cost width, and
+		// StratPPIMeanOfRunsUniform then pools the strata: it must not be
+		// wider on average at all (no Monte Carlo allowance: on each
+		// dataset it is either the stratified interval with the smaller
+		// SE or PPI++'s own).
+		if sp, p := r.tallies[MethodStratPPI], r.tallies[MethodPPI]; sp != nil && p != nil && sp.meanWidth() > p.meanWidth() {
+			t.Errorf("%s: stratified PPI++ mean width %.4g above PPI++ %.4g", r.setting, sp.meanWidth(), p.meanWidth())
+		}
+		if sp, p := r.tallies[MethodStratPPI], r.tallies[MethodPPI]; sp != nil && p != nil {
+			t.Logf("%s: stratified/plain PPI++ mean width %.4f", r.setting, sp.meanWidth()/p.meanWidth())
 		}
 		if rg := r.tallies[MethodRoganGladen]; rg != nil && rg.defined >= r.datasets/2 {
 			if c := float64(rg.covered) / float64(rg.defined); c < 0.90 {

@@ -105,6 +105,39 @@ func StratPPIMeanOfRuns(strata []Stratum, level float64) Estimate {
 	return e
 }
 
+// StratPPIMeanOfRunsUniform is StratPPIMeanOfRuns when the labelled runs
+// are a simple random sample of all the runs (a uniform subset, the
+// strata formed after it: post-stratification), unless PPIMeanOfRuns over
+// all runs as one stratum (one lambda) has the smaller estimated standard
+// error; then it is that estimate, with Method MethodStratPPI and Pooled
+// set. Per-stratum lambdas pay for being estimated on fewer labels: where
+// the strata do not explain the deep labels (a weak predictor) the pooled
+// estimate is the narrower one, as Fisch et al. 2024 (arXiv 2406.04291,
+// section 4) discuss for strata that do not help. The same rule as
+// PPIMeanOfRunsCalibrated's choice of predictor: the choice between two
+// estimates of the same mean by their standard errors keeps the 95%
+// coverage (checked by simulation, estimate_coverage_test.go) and makes
+// the interval never wider than plain PPI++'s. Under a stratified design
+// (unequal sampling fractions) the pooled estimate is not valid: use
+// StratPPIMeanOfRuns.
+func StratPPIMeanOfRunsUniform(strata []Stratum, level float64) Estimate {
+	st := StratPPIMeanOfRuns(strata, level)
+	var y, fl, fu []float64
+	for _, s := range strata {
+		y, fl = append(y, s.Y...), append(fl, s.FLabelled...)
+		fu = append(fu, s.FUnlabelled...)
+	}
+	p := PPIMeanOfRuns(y, fl, fu, level)
+	if p.Reason != "" || p.SE <= 0 || (st.Reason == "" && st.SE <= p.SE) {
+		return st
+	}
+	if st.Reason != "" && st.Value == 0 && st.CI == (Interval{}) {
+		return st // the stratified estimate's input was invalid
+	}
+	p.Method, p.Pooled = MethodStratPPI, true
+	return p
+}
+
 // PoolSmallStrata returns strata with every stratum that has fewer than 2
 // labels and some unlabelled run merged into one stratum named "pooled:"
 // and the merged names, and the names pooled. Under a uniform random

@@ -393,7 +393,8 @@ func stratified(runs []estimateRun, y, f func(estimateRun) float64, rate bool, w
 	}
 	slices.Sort(names)
 	strata := make([]statistician.Stratum, 0, len(names))
-	if uniform := why == "" && designUniform(runs); uniform {
+	uniform := why == "" && designUniform(runs)
+	if uniform {
 		// Post-stratified: a system's stratum with few labels would cost
 		// more in estimated variance than it gains, so it joins the other
 		// small ones of its light verdict.
@@ -426,7 +427,14 @@ func stratified(runs []estimateRun, y, f func(estimateRun) float64, rate bool, w
 	if len(strata) < 2 {
 		return &MethodEstimate{Reason: "insufficient data: fewer than 2 strata with 2 deep labels each"}
 	}
-	est := statistician.StratPPIMeanOfRuns(strata, level)
+	var est statistician.Estimate
+	if uniform {
+		// One lambda over all runs when the per-stratum ones cost more
+		// than the strata gain: never wider than PPI++.
+		est = statistician.StratPPIMeanOfRunsUniform(strata, level)
+	} else {
+		est = statistician.StratPPIMeanOfRuns(strata, level)
+	}
 	if rate {
 		est = est.ClampTo(0, 1)
 	}
