@@ -24,12 +24,13 @@ type PlanOptions struct {
 	// lower bound should clear (the gating bar is 80).
 	AgreementTarget float64
 	// LightRuns is the number of runs light will inspect; 0 means the
-	// pilot's.
+	// pilot's. The plans are for the mean over these runs
+	// (finite-population corrected, as the report's intervals).
 	LightRuns int
 	// Assurance is the probability, in [0.5, 1), that the realised
 	// half-width is at most HalfWidth at the planned n, counting the
-	// pilot's own uncertainty (statistician.PlanClassicalRateAssured,
-	// PlanPPIRateAssured); 0 means 0.5, the plan on average.
+	// pilot's own uncertainty (statistician.PlanClassicalRateAssuredOfRuns,
+	// PlanPPIRateAssuredOfRuns); 0 means 0.5, the plan on average.
 	Assurance float64
 	// Report names the pilot report, for the document.
 	Report string
@@ -165,9 +166,11 @@ func allocate(rep *report.Report, n, lightRuns int) *Allocation {
 
 // Plan reads a pilot report and answers, for the classical and the PPI++
 // estimators, how many deep inspections give a 95% interval of half-width
-// opts.HalfWidth for the deep pass rate (statistician.PlanClassicalRate at
-// the observed rate and at the pilot's worst case, PlanPPIRate with the
-// pilot's light predictions and deep labels), and how many paired runs make
+// opts.HalfWidth for the deep pass rate over the opts.LightRuns runs (the
+// report's finite-population corrected intervals:
+// statistician.PlanClassicalRateAssuredOfRuns at the observed rate and at
+// the pilot's worst case, PlanPPIRateAssuredOfRuns with the pilot's light
+// predictions and deep labels), and how many paired runs make
 // the agreement's Wilson lower bound clear opts.AgreementTarget at the
 // observed rate (statistician.PlanAgreement).
 func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocument, error) {
@@ -211,15 +214,15 @@ func Plan(rep *report.Report, opts PlanOptions, generatedBy string) (PlanDocumen
 
 	const lvl = 0.95
 	P := opts.Assurance
-	doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRateAssured(rate, passes, n, opts.HalfWidth, lvl, P), rate,
+	doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRateAssuredOfRuns(rate, passes, n, doc.LightRuns, opts.HalfWidth, lvl, P), rate,
 		"at the pilot's deep pass rate"))
 	if worst, err := statistician.WorstCaseRate(passes, n, statistician.Z95); err == nil && worst != rate {
 		// The worst case already covers the pilot's uncertainty: only the
 		// sampling of the n labels is assured.
-		doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRateAssured(worst, 0, 0, opts.HalfWidth, lvl, P), worst,
+		doc.DeepLabels = append(doc.DeepLabels, planRow(statistician.PlanClassicalRateAssuredOfRuns(worst, 0, 0, doc.LightRuns, opts.HalfWidth, lvl, P), worst,
 			"at the rate in the pilot's 95% interval closest to 0.5: enough whatever the rate turns out to be"))
 	}
-	ppi := planRow(statistician.PlanPPIRateAssured(y, f, doc.LightRuns, opts.HalfWidth, lvl, P), rate,
+	ppi := planRow(statistician.PlanPPIRateAssuredOfRuns(y, f, doc.LightRuns, opts.HalfWidth, lvl, P), rate,
 		fmt.Sprintf("with light on all %d runs, light's predictive power as in the pilot", doc.LightRuns))
 	doc.DeepLabels = append(doc.DeepLabels, ppi)
 	if ppi.N != nil {

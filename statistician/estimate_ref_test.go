@@ -104,6 +104,21 @@ type estimateRefs struct {
 		Unreachable         bool
 		N, Achieved, Lambda refValue
 	} `json:"plan_ppi"`
+	PlanClassicalRuns []struct {
+		Rate        float64
+		HalfWidth   float64 `json:"half_width"`
+		Level       float64
+		NRuns       int `json:"n_runs"`
+		N, Achieved refValue
+	} `json:"plan_classical_runs"`
+	PlanPPIRuns []struct {
+		Name                string
+		Y, F                []float64
+		NLight              int     `json:"n_light"`
+		HalfWidth           float64 `json:"half_width"`
+		Level               float64
+		N, Achieved, Lambda refValue
+	} `json:"plan_ppi_runs"`
 	PlanAgreement []struct {
 		Rate, Target, Z float64
 		N, Achieved     refValue
@@ -365,6 +380,41 @@ func TestPlanPPIRateMatchesNumpyScan(t *testing.T) {
 			}
 			checkClose(t, "N", float64(p.N), c.N, 0)
 			checkClose(t, "achieved", p.Achieved, c.Achieved, 1e-12)
+			checkClose(t, "lambda", *p.Lambda, c.Lambda, 1e-12)
+		})
+	}
+}
+
+func TestPlanClassicalRateOfRunsMatchesStatsmodelsScan(t *testing.T) {
+	cases := estRefs(t).PlanClassicalRuns
+	if len(cases) < 6 {
+		t.Fatalf("only %d reference cases", len(cases))
+	}
+	for _, c := range cases {
+		p := PlanClassicalRateOfRuns(c.Rate, c.HalfWidth, c.Level, c.NRuns)
+		name := fmt.Sprintf("PlanClassicalRateOfRuns(%v, %v, %v, %d)", c.Rate, c.HalfWidth, c.Level, c.NRuns)
+		if p.Reason != "" {
+			t.Errorf("%s: reason %q", name, p.Reason)
+			continue
+		}
+		checkClose(t, name+".N", float64(p.N), c.N, 0)
+		checkClose(t, name+".Achieved", p.Achieved, c.Achieved, 1e-12)
+	}
+}
+
+func TestPlanPPIRateOfRunsMatchesNumpyScan(t *testing.T) {
+	cases := estRefs(t).PlanPPIRuns
+	if len(cases) < 4 {
+		t.Fatalf("only %d reference cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			p := PlanPPIRateOfRuns(c.Y, c.F, c.NLight, c.HalfWidth, c.Level)
+			if p.Reason != "" || p.Lambda == nil {
+				t.Fatalf("plan %+v", p)
+			}
+			checkClose(t, "N", float64(p.N), c.N, 0)
+			checkClose(t, "achieved", p.Achieved, c.Achieved, 1e-10)
 			checkClose(t, "lambda", *p.Lambda, c.Lambda, 1e-12)
 		})
 	}

@@ -101,6 +101,35 @@ func PlanClassicalRate(rate, halfWidth, level float64) Plan {
 	return p
 }
 
+// WilsonHalfWidthOfRuns is WilsonHalfWidth for the pass rate over a
+// finite set of nRuns runs from n of them drawn without replacement
+// (ClassicalRateOfRuns' interval): the Wilson interval at quantile z
+// sqrt((N - n)/(N - 1)) (Cochran 1977, 3.2). nRuns = 0 means no finite
+// set (WilsonHalfWidth); n >= nRuns gives 0 (every run labelled).
+func WilsonHalfWidthOfRuns(p float64, n, nRuns int, z float64) float64 {
+	switch {
+	case nRuns <= 0:
+		return WilsonHalfWidth(p, n, z)
+	case n >= nRuns:
+		return 0
+	}
+	return WilsonHalfWidth(p, n, z*math.Sqrt(float64(nRuns-n)/float64(nRuns-1)))
+}
+
+// PlanClassicalRateOfRuns is PlanClassicalRate for the pass rate over a
+// finite set of nRuns runs (the report's ClassicalRateOfRuns interval,
+// finite-population corrected): the smallest n with
+// WilsonHalfWidthOfRuns(rate, n, nRuns, z) <= halfWidth, found by
+// bisection (z sqrt((N-n)/(N-1)) falls and n rises, so the half-width
+// falls). For the Wald interval this is Cochran's (1977, 4.3) n = n0/(1 +
+// (n0 - 1)/N), n0 the answer for an infinite population; Wilson's
+// interval gives the same within a label or two away from rates near 0
+// or 1. It is at most nRuns (at n = N the rate is exact). nRuns = 0 is
+// PlanClassicalRate; nRuns of 1 or less than 0 is invalid.
+func PlanClassicalRateOfRuns(rate, halfWidth, level float64, nRuns int) Plan {
+	return PlanClassicalRateAssuredOfRuns(rate, 0, 0, nRuns, halfWidth, level, 0.5)
+}
+
 // PlanPPIRate returns the number of deep labels n, out of nLight runs
 // that all have light's prediction, for which the PPI++ estimate
 // (PPIMean) has half-width at most halfWidth at the two-sided level,
@@ -122,6 +151,11 @@ func PlanClassicalRate(rate, halfWidth, level float64) Plan {
 // MaxPlanN, halfWidth outside (0, 1) or level outside (0, 1) gives a
 // Reason.
 func PlanPPIRate(y, f []float64, nLight int, halfWidth, level float64) Plan {
+	return planPPI(y, f, nLight, halfWidth, level, false)
+}
+
+// planPPI is PlanPPIRate, or PlanPPIRateOfRuns when ofRuns.
+func planPPI(y, f []float64, nLight int, halfWidth, level float64, ofRuns bool) Plan {
 	p := Plan{Method: MethodPPI}
 	if _, err := ZForLevel(level); err != nil {
 		p.Reason = "invalid input: " + err.Error()
@@ -143,13 +177,28 @@ func PlanPPIRate(y, f []float64, nLight int, halfWidth, level float64) Plan {
 		p.Reason = "insufficient data: the pilot's deep labels are all equal, so their variance is unknown"
 		return p
 	}
-	return planPPIScan(y, f, nLight, halfWidth, level, nil, 0.5)
+	return planPPIScan(y, f, nLight, halfWidth, level, nil, 0.5, ofRuns)
+}
+
+// PlanPPIRateOfRuns is PlanPPIRate for the mean over the finite set of
+// the nLight runs (the report's PPIMeanOfRuns interval,
+// finite-population corrected): with lambda(n) as PlanPPIRate's and
+// lambda' = lambda nLight/N_u,
+//
+//	SE^2(n) = (1 - n/nLight) (V_Y - 2 lambda' C + lambda'^2 V_f)/n
+//
+// which equals PlanPPIRate's SE^2(n) - V_Y/nLight (PPIMeanOfRuns' doc;
+// the analogue of Cochran's n0/(1 + (n0 - 1)/N)); at n = nLight it is 0.
+// Inputs are checked as by PlanPPIRate.
+func PlanPPIRateOfRuns(y, f []float64, nLight int, halfWidth, level float64) Plan {
+	return PlanPPIRateAssuredOfRuns(y, f, nLight, halfWidth, level, 0.5)
 }
 
 // planPPIScan is PlanPPIRate's scan on checked inputs; inflate, when not
-// nil, multiplies the variance at n (PlanPPIRateAssured), and assurance
-// is named in the unreachable reason when it is not 0.5.
-func planPPIScan(y, f []float64, nLight int, halfWidth, level float64, inflate func(n int) float64, assurance float64) Plan {
+// nil, multiplies the variance at n (PlanPPIRateAssured), assurance is
+// named in the unreachable reason when it is not 0.5, and ofRuns plans
+// for the finite set of runs (PlanPPIRateOfRuns).
+func planPPIScan(y, f []float64, nLight int, halfWidth, level float64, inflate func(n int) float64, assurance float64, ofRuns bool) Plan {
 	p := Plan{Method: MethodPPI}
 	z, _ := ZForLevel(level)
 	vy, vf, c := sampleVariance(y), sampleVariance(f), sampleCovariance(y, f)
@@ -163,6 +212,9 @@ func planPPIScan(y, f []float64, nLight int, halfWidth, level float64, inflate f
 		v := (vy - 2*lambda*c + lambda*lambda*vf) / nf
 		if lambda > 0 {
 			v += lambda * lambda * vf / nu
+		}
+		if ofRuns {
+			v -= vy / float64(nLight) // the runs' own sampling: PlanPPIRateOfRuns
 		}
 		if inflate != nil {
 			v *= inflate(n)

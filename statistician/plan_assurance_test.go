@@ -58,11 +58,34 @@ func TestAssuredPlansReachTheHalfWidth(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("planner simulation: 4 x 600 pilots and subsets")
 	}
-	const nLight, pilotN, chains = 3000, 60, 600
-	for i, c := range []struct {
-		predictor string
-		rate, w   float64
-	}{{"strong", 0.3, 0.025}, {"weak", 0.2, 0.03}} {
+	checkAssuredPlans(t, 3000, false, []assuredCase{{"strong", 0.3, 0.025}, {"weak", 0.2, 0.03}})
+}
+
+// TestAssuredPlansOfRunsReachTheHalfWidth is the same simulation for the
+// finite-population corrected planners and intervals (PlanClassicalRate-
+// AssuredOfRuns, PlanPPIRateAssuredOfRuns; ClassicalRateOfRuns,
+// PPIMeanOfRuns) with 1,000 runs, where the planned n is up to about 56%
+// of them (the correction matters).
+func TestAssuredPlansOfRunsReachTheHalfWidth(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("planner simulation: 4 x 600 pilots and subsets")
+	}
+	checkAssuredPlans(t, 1000, true, []assuredCase{{"strong", 0.3, 0.025}, {"weak", 0.2, 0.03}})
+}
+
+type assuredCase struct {
+	predictor string
+	rate, w   float64
+}
+
+// checkAssuredPlans draws, per case and assurance, 600 pilots of 60 and
+// sets of nLight runs, plans on the pilot and labels the planned n of the
+// runs: at least the assurance share (less 3 Monte Carlo SEs) of the
+// realised half-widths must be <= W.
+func checkAssuredPlans(t *testing.T, nLight int, ofRuns bool, cases []assuredCase) {
+	t.Helper()
+	const pilotN, chains = 60, 600
+	for i, c := range cases {
 		s := coverageSetting{predictor: c.predictor, rate: c.rate, fraction: 1, policy: "uniform"}
 		for _, assurance := range []float64{0.5, 0.8, 0.9} {
 			rng := rand.New(rand.NewPCG(uint64(200+i), uint64(1000*assurance)))
@@ -79,6 +102,10 @@ func TestAssuredPlansReachTheHalfWidth(t *testing.T) {
 				rate := float64(passes) / pilotN
 				plans := [2]Plan{PlanClassicalRateAssured(rate, passes, pilotN, c.w, 0.95, assurance),
 					PlanPPIRateAssured(py, pf, nLight, c.w, 0.95, assurance)}
+				if ofRuns {
+					plans = [2]Plan{PlanClassicalRateAssuredOfRuns(rate, passes, pilotN, nLight, c.w, 0.95, assurance),
+						PlanPPIRateAssuredOfRuns(py, pf, nLight, c.w, 0.95, assurance)}
+				}
 				s.draw(rng, runs)
 				for k, plan := range plans {
 					if plan.Reason != "" || plan.N > nLight {
@@ -92,8 +119,15 @@ func TestAssuredPlansReachTheHalfWidth(t *testing.T) {
 							fu = append(fu, r.f)
 						}
 					}
-					e := ClassicalRate(y, 0.95)
-					if k == 1 {
+					var e Estimate
+					switch {
+					case ofRuns && k == 0:
+						e = ClassicalRateOfRuns(y, nLight, 0.95)
+					case ofRuns:
+						e = PPIMeanOfRuns(y, fl, fu, 0.95)
+					case k == 0:
+						e = ClassicalRate(y, 0.95)
+					default:
 						e = PPIMean(y, fl, fu, 0.95)
 					}
 					if (e.CI.Upper-e.CI.Lower)/2 <= c.w {
@@ -103,8 +137,8 @@ func TestAssuredPlansReachTheHalfWidth(t *testing.T) {
 			}
 			for k, name := range []string{"classical", "PPI++"} {
 				share := float64(reached[k]) / chains
-				t.Logf("%s, %s predictor, rate %v, W %v, assurance %v: %.1f%% of %d pilot+subset chains reach W",
-					name, c.predictor, c.rate, c.w, assurance, 100*share, chains)
+				t.Logf("%s, %s predictor, rate %v, W %v, %d runs (finite: %v), assurance %v: %.1f%% of %d pilot+subset chains reach W",
+					name, c.predictor, c.rate, c.w, nLight, ofRuns, assurance, 100*share, chains)
 				if assurance > 0.5 && share < assurance-3*math.Sqrt(assurance*(1-assurance)/chains) {
 					t.Errorf("%s, %+v, assurance %v: only %.1f%% reach W", name, c, assurance, 100*share)
 				}

@@ -586,16 +586,85 @@ def plan_ppi_ref(name, y, f, n_light, w, level):
     return rec
 
 
-def plan_ppi_cases():
+def plan_pilots():
+    """Two 120-run pilots: a strong light predictor (y, f), a weak one (yw, fw)."""
     rng = np.random.RandomState(20260905)
     y = (rng.uniform(size=120) < 0.4).astype(float)
     f = np.round(np.clip(np.where(y == 1, 0.75, 0.25) + rng.normal(0, 0.12, 120), 0, 1), 4)
     yw = (rng.uniform(size=120) < 0.4).astype(float)
     fw = np.round(np.clip(np.where(yw == 1, 0.6, 0.4) + rng.normal(0, 0.2, 120), 0, 1), 4)
+    return y, f, yw, fw
+
+
+def plan_ppi_cases():
+    y, f, yw, fw = plan_pilots()
     return [
         plan_ppi_ref("strong_pilot", y, f, 5000, 0.02, 0.95),
         plan_ppi_ref("weak_pilot", yw, fw, 5000, 0.03, 0.95),
         plan_ppi_ref("strong_pilot_unreachable", y, f, 300, 0.01, 0.95),
+    ]
+
+
+def plan_classical_runs_cases():
+    """Finite-population corrected classical plan: the smallest n whose
+    Wilson interval at z sqrt((N-n)/(N-1)) (the report's interval for the
+    N runs) has half-width <= W, by a brute-force scan; checked against
+    Cochran's (1977, 4.3) n0/(1 + (n0-1)/N) for the Wald interval, which
+    must agree within 1% (or 2 labels) at these rates."""
+    out = []
+    for rate, w, level, N in [(0.3, 0.05, 0.95, 1000), (0.5, 0.03, 0.95, 800), (0.5, 0.05, 0.95, 5000),
+                              (0.1, 0.02, 0.95, 2000), (0.3, 0.025, 0.95, 1000), (0.5, 0.01, 0.90, 300)]:
+        z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+        n = 1
+        while n < N and wilson_half(rate, n, z * math.sqrt((N - n) / (N - 1))) > w:  # brute-force scan
+            n += 1
+        half = 0.0 if n == N else wilson_half(rate, n, z * math.sqrt((N - n) / (N - 1)))
+        n0 = z * z * rate * (1 - rate) / (w * w)
+        cochran = math.ceil(n0 / (1 + (n0 - 1) / N))
+        assert abs(cochran - n) <= max(2, 0.01 * n), (rate, w, N, n, cochran)
+        call = ("smallest n (scan from 1) with half-width of proportion_confint(rate*n, n, alpha=2 norm.sf(z sqrt((N-n)/(N-1))), "
+                "method='wilson') <= W; within 1% (or 2) of Cochran's ceil(n0/(1 + (n0-1)/N)), n0 = z^2 rate(1-rate)/W^2")
+        out.append({"rate": rate, "half_width": w, "level": level, "n_runs": N,
+                    "n": val(n, STATSMODELS, call), "achieved": val(half, STATSMODELS, call),
+                    "cochran": val(cochran, NUMPY, "ceil(n0/(1 + (n0-1)/N)), n0 = z^2 rate(1-rate)/W^2")})
+    return out
+
+
+def plan_ppi_runs_ref(name, y, f, n_light, w, level):
+    """Finite-population corrected PPI++ plan, written from the difference
+    estimator's design variance (Cochran 1977, 7.2): with lambda as in the
+    infinite plan and lambda' = lambda N/(N-n), Var = (1 - n/N)(Vy - 2
+    lambda' C + lambda'^2 Vf)/n (not the Go code's 'infinite minus Vy/N'
+    form); first n with z sqrt(Var) <= W."""
+    y, f = np.asarray(y, float), np.asarray(f, float)
+    vy, vf, c = np.var(y, ddof=1), np.var(f, ddof=1), np.cov(y, f, ddof=1)[0, 1]
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    n = np.arange(2, n_light + 1, dtype=float)
+    nu = n_light - n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(c / (vf * (1 + n / nu)), 0, 1)
+        lam = np.where(nu >= 2, lam, 0.0)
+        lamp = np.where(lam > 0, lam * n_light / np.where(nu > 0, nu, 1), 0.0)
+    var = (1 - n / n_light) * (vy - 2 * lamp * c + lamp ** 2 * vf) / n
+    half = z * np.sqrt(np.maximum(var, 0))
+    ok = np.nonzero(half <= w)[0]
+    call = ("numpy, vectorised over n = 2..N: lam = clip(C/(Vf (1 + n/(N-n))), 0, 1) (0 when N-n < 2), lam' = lam N/(N-n); "
+            "half = z sqrt((1 - n/N)(Vy - 2 lam' C + lam'^2 Vf)/n); first n with half <= W")
+    rec = {"name": name, "y": floats(y), "f": floats(f), "n_light": n_light, "half_width": w, "level": level}
+    i = ok[0]  # at n = N the half-width is 0: always reachable
+    rec["n"] = val(n[i], NUMPY, call)
+    rec["achieved"] = val(half[i], NUMPY, call)
+    rec["lambda"] = val(lam[i], NUMPY, call)
+    return rec
+
+
+def plan_ppi_runs_cases():
+    y, f, yw, fw = plan_pilots()
+    return [
+        plan_ppi_runs_ref("strong_pilot_1000", y, f, 1000, 0.02, 0.95),
+        plan_ppi_runs_ref("weak_pilot_1000", yw, fw, 1000, 0.03, 0.95),
+        plan_ppi_runs_ref("strong_pilot_300", y, f, 300, 0.01, 0.95),
+        plan_ppi_runs_ref("weak_pilot_5000", yw, fw, 5000, 0.03, 0.95),
     ]
 
 
@@ -633,6 +702,8 @@ def main():
         "fleiss": fleiss_cases(),
         "plan_classical": plan_classical_cases(),
         "plan_ppi": plan_ppi_cases(),
+        "plan_classical_runs": plan_classical_runs_cases(),
+        "plan_ppi_runs": plan_ppi_runs_cases(),
         "plan_agreement": plan_agreement_cases(),
     }
     with open(os.path.join(HERE, "estimate_values.json"), "w") as fh:
