@@ -164,6 +164,10 @@ func TestCommandLineIsOneCopyPasteableLine(t *testing.T) {
 		}
 	}
 	// A recorded line that names its subcommand keeps it once.
+	// run records the program and the subcommand: written once, not twice.
+	if got := commandLine("run", []string{"evalcal", "run", "--seed", "1", "runs"}); got != "evalcal run --seed 1 runs" {
+		t.Errorf("recorded with the program's name: %q", got)
+	}
 	if got := commandLine("run", []string{"merge", "a.yaml"}); got != "evalcal merge a.yaml" {
 		t.Errorf("got %q", got)
 	}

@@ -186,12 +186,18 @@ func sideText(s Side) string {
 // evalcalCommands are the subcommands a recorded command line may start
 // with; one that starts with none of them ran the default given to
 // commandLine.
-var evalcalCommands = map[string]bool{"run": true, "merge": true, "score": true, "calls": true, "gate": true}
+var evalcalCommands = map[string]bool{"run": true, "merge": true, "score": true, "calls": true, "gate": true,
+	"rank": true, "drift": true, "anchor": true, "plan": true, "position": true, "render": true}
 
 // commandLine writes a recorded command line as one line a POSIX shell
 // runs as it was: "evalcal", the subcommand (cmd unless args name one),
-// and each argument quoted where the shell would split or expand it.
+// and each argument quoted where the shell would split or expand it. A
+// recorded line that starts with the program's name ("evalcal run ...",
+// as run records it) is not given the name and the subcommand again.
 func commandLine(cmd string, args []string) string {
+	if len(args) > 0 && args[0] == "evalcal" {
+		args = args[1:]
+	}
 	words := []string{"evalcal"}
 	if len(args) == 0 || !evalcalCommands[args[0]] {
 		words = append(words, cmd)
