@@ -351,16 +351,23 @@ func TestFleissKappaMatchesStatsmodelsAndGwet(t *testing.T) {
 	}
 }
 
+// checkScanPlan checks a plan against a reference scan's smallest n and
+// the half-width (or agreement bound) it achieves.
+func checkScanPlan(t *testing.T, name string, p Plan, n, achieved refValue) {
+	t.Helper()
+	if p.Reason != "" {
+		t.Errorf("%s: reason %q", name, p.Reason)
+		return
+	}
+	checkClose(t, name+".N", float64(p.N), n, 0)
+	checkClose(t, name+".Achieved", p.Achieved, achieved, 1e-12)
+}
+
 func TestPlanClassicalRateMatchesStatsmodelsScan(t *testing.T) {
 	for _, c := range estRefs(t).PlanClassical {
 		p := PlanClassicalRate(c.Rate, c.HalfWidth, c.Level)
 		name := fmt.Sprintf("PlanClassicalRate(%v, %v, %v)", c.Rate, c.HalfWidth, c.Level)
-		if p.Reason != "" {
-			t.Errorf("%s: reason %q", name, p.Reason)
-			continue
-		}
-		checkClose(t, name+".N", float64(p.N), c.N, 0)
-		checkClose(t, name+".Achieved", p.Achieved, c.Achieved, 1e-12)
+		checkScanPlan(t, name, p, c.N, c.Achieved)
 	}
 }
 
@@ -393,12 +400,7 @@ func TestPlanClassicalRateOfRunsMatchesStatsmodelsScan(t *testing.T) {
 	for _, c := range cases {
 		p := PlanClassicalRateOfRuns(c.Rate, c.HalfWidth, c.Level, c.NRuns)
 		name := fmt.Sprintf("PlanClassicalRateOfRuns(%v, %v, %v, %d)", c.Rate, c.HalfWidth, c.Level, c.NRuns)
-		if p.Reason != "" {
-			t.Errorf("%s: reason %q", name, p.Reason)
-			continue
-		}
-		checkClose(t, name+".N", float64(p.N), c.N, 0)
-		checkClose(t, name+".Achieved", p.Achieved, c.Achieved, 1e-12)
+		checkScanPlan(t, name, p, c.N, c.Achieved)
 	}
 }
 
@@ -424,11 +426,6 @@ func TestPlanAgreementMatchesStatsmodelsScan(t *testing.T) {
 	for _, c := range estRefs(t).PlanAgreement {
 		p := PlanAgreement(c.Rate, c.Target, c.Z)
 		name := fmt.Sprintf("PlanAgreement(%v, %v, %v)", c.Rate, c.Target, c.Z)
-		if p.Reason != "" {
-			t.Errorf("%s: reason %q", name, p.Reason)
-			continue
-		}
-		checkClose(t, name+".N", float64(p.N), c.N, 0)
-		checkClose(t, name+".Achieved", p.Achieved, c.Achieved, 1e-12)
+		checkScanPlan(t, name, p, c.N, c.Achieved)
 	}
 }

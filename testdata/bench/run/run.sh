@@ -43,22 +43,8 @@ echo "corpus: $CORPUS ($(find "$CORPUS" -mindepth 1 -maxdepth 1 -type d | wc -l)
 echo "binary: $EVALCAL ($("$EVALCAL" version 2>/dev/null | head -n 1))"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# measure NAME ARGS...: runs evalcal, prints "wall cpu rss_mib".
-measure() {
-	name=$1
-	shift
-	if ! /usr/bin/time -v "$EVALCAL" "$@" 2>"$DIR/$name.time" >/dev/null; then
-		echo "evalcal $* failed:" >&2
-		tail -n 30 "$DIR/$name.time" >&2
-		exit 1
-	fi
-	awk -F': ' '
-		/Elapsed \(wall clock\)/ { n = split($2, p, ":"); w = 0; for (i = 1; i <= n; i++) w = w * 60 + p[i] }
-		/User time \(seconds\)/ { c += $2 }
-		/System time \(seconds\)/ { c += $2 }
-		/Maximum resident set size/ { r = $2 / 1024 }
-		END { printf "%.2f %.2f %.0f\n", w, c, r }' "$DIR/$name.time"
-}
+# measure NAME ARGS... (wall, CPU, peak RSS of one evalcal call)
+. testdata/bench/measure.sh
 
 printf '\n| format | cold wall | cold CPU | cold peak RSS | warm wall | warm CPU | warm peak RSS | warm/cold wall | warm/cold CPU |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
