@@ -10,18 +10,13 @@ import (
 	"sort"
 	"time"
 
+	"github.com/evalcal/evalcal/internal/lines"
 	"github.com/evalcal/evalcal/statistician"
 )
 
-// BadLine is an input line (or database row) that could not be used:
-// where it is and which field was wrong. Bad lines are reported, never
-// fatal.
-type BadLine struct {
-	File  string `yaml:"file" json:"file"`
-	Line  int    `yaml:"line" json:"line"`
-	Field string `yaml:"field" json:"field"`
-	Error string `yaml:"error" json:"error"`
-}
+// BadLine is an input line (or database row) that could not be used
+// (internal/lines, shared with the pairwise reader).
+type BadLine = lines.BadLine
 
 // Call is one trading call: a direction, a confidence and a horizon
 // stated by an agent's decider before the outcome exists.

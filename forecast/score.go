@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/internal/lines"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -110,12 +111,8 @@ type ScoreInput struct {
 	SHA256 string `yaml:"sha256" json:"sha256"`
 }
 
-// BadLines counts the input lines that were not scored and lists them
-// (up to a cap; Count is the total).
-type BadLines struct {
-	Count int       `yaml:"count" json:"count"`
-	Lines []BadLine `yaml:"lines" json:"lines"`
-}
+// BadLines counts the input lines that were not scored and lists them.
+type BadLines = lines.BadLines
 
 // ReportOptions records the options a report was made with.
 type ReportOptions struct {

@@ -1,5 +1,7 @@
 package pairwise
 
+import "github.com/evalcal/evalcal/internal/lines"
+
 // SchemaVersion is the position document's schema version.
 const SchemaVersion = 1
 
@@ -18,7 +20,4 @@ type Document struct {
 }
 
 // BadLines are the input lines that could not be read.
-type BadLines struct {
-	Count int       `yaml:"count" json:"count"`
-	Lines []BadLine `yaml:"lines" json:"lines"`
-}
+type BadLines = lines.BadLines

@@ -42,14 +42,8 @@ func (v Verdict) FirstSlotWon() bool {
 	return (v.Order == OrderAB && v.Winner == WinnerA) || (v.Order == OrderBA && v.Winner == WinnerB)
 }
 
-// BadLine is one input line that could not be read: its file, its line
-// (1-based), the field at fault ("" when the line as a whole is) and why.
-type BadLine struct {
-	File  string `yaml:"file" json:"file"`
-	Line  int    `yaml:"line" json:"line"`
-	Field string `yaml:"field" json:"field"`
-	Error string `yaml:"error" json:"error"`
-}
+// BadLine is one input line that could not be read (internal/lines).
+type BadLine = lines.BadLine
 
 // Limits bound what a reader holds in memory: the longest line and the
 // largest file, in bytes.
