@@ -11,6 +11,7 @@ import (
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // synthetic is the report of testdata/render: 10 of 14 runs agree,
@@ -19,7 +20,7 @@ import (
 // r 0.7595 [0.3835, 0.9195]; light-score calibration 19.405.
 func synthetic(t *testing.T) *report.Report {
 	t.Helper()
-	r, err := report.ReadReport("../testdata/render/synthetic.yaml")
+	r, err := reportio.ReadReport("../testdata/render/synthetic.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
-// Package report holds the calibration report's data model and its
-// renderers (YAML canonical, JSON, Markdown, HTML). Renderers compute no
-// statistics; they only lay out what the model holds.
+// Package report holds the calibration report's data model, its schema and
+// its encoders (YAML canonical, JSON). The Markdown and HTML renderers are
+// report/render, the reader that validates a report file against the
+// schema is report/reportio: a program that only computes reports (as
+// calibrate does) links neither plotting nor a JSON Schema validator.
 package report
 
 import (

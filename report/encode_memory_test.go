@@ -1,51 +1,18 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"os"
 	"testing"
 
+	"github.com/evalcal/evalcal/internal/testutil"
+	. "github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reporttest"
+
 	"gopkg.in/yaml.v3"
-
-	"github.com/evalcal/evalcal/forecast"
 )
-
-// largeRunReport is a calibration report over n synthetic runs, built by
-// the real stages (comparator, aggregate, advisor) from fixtureRuns
-// repeated with new ids and shifted scores.
-func largeRunReport(n int) *Report {
-	runs := make([]fixtureRun, n)
-	for i := range runs {
-		fr := fixtureRuns[i%len(fixtureRuns)]
-		fr.id = fmt.Sprintf("20250101-%06d-%06x", i/1000, i)
-		shift := float64(i%7) - 3
-		fr.lrf, fr.drf = fr.lrf+shift, fr.drf-shift
-		runs[i] = fr
-	}
-	return buildReport(runs)
-}
-
-// largeScoreDocument is what evalcal score --by id writes for n binary
-// forecasts: one group per forecast.
-func largeScoreDocument(t testing.TB, n int) *forecast.ScoreReport {
-	fs := make([]forecast.Forecast, n)
-	for i := range fs {
-		fs[i] = forecast.Forecast{ID: fmt.Sprintf("f%07d", i), Agent: "alpha", Kind: forecast.Binary,
-			Confidence: float64(i%97) / 97, Outcome: i % 2, Source: "forecasts.jsonl", Line: i + 1}
-	}
-	opts := forecast.DefaultScoreOptions()
-	opts.By = "id"
-	rep, err := forecast.Score(fs, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep.SchemaVersion, rep.GeneratedBy = 1, "evalcal test"
-	return &rep
-}
 
 // TestEncoderPeakMemory measures the encoders on a run report of 20,000
 // runs and a score document of 200,000 groups (score --by id): the old
@@ -65,8 +32,8 @@ func TestEncoderPeakMemory(t *testing.T) {
 		v       func() any
 		oldYAML bool
 	}{
-		{"run report, 20000 runs", func() any { return largeRunReport(20000) }, true},
-		{"score --by id, 200000 groups", func() any { return largeScoreDocument(t, 200000) }, mode == "old"},
+		{"run report, 20000 runs", func() any { return reporttest.Large(20000) }, true},
+		{"score --by id, 200000 groups", func() any { return LargeScoreDocument(t, 200000) }, mode == "old"},
 	}
 	for _, d := range docs {
 		v := d.v()

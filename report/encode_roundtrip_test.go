@@ -1,9 +1,14 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"reflect"
 	"testing"
+
+	. "github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/render"
+	"github.com/evalcal/evalcal/report/reportio"
+	"github.com/evalcal/evalcal/report/reporttest"
 
 	"github.com/evalcal/evalcal/forecast"
 )
@@ -13,13 +18,13 @@ import (
 // was read gives the same bytes (rounding is idempotent), so merge and
 // render see one set of figures however often a report is re-read.
 func TestRoundedDocumentsReadBackAndReencodeIdentically(t *testing.T) {
-	for name, r := range map[string]*Report{"fixture": buildReport(fixtureRuns), "300 runs": largeRunReport(300)} {
+	for name, r := range map[string]*Report{"fixture": reporttest.Fixture(0), "300 runs": reporttest.Large(300)} {
 		for format, enc := range map[string]func(any) ([]byte, error){"yaml": EncodeYAML, "json": EncodeJSON} {
 			first, err := enc(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := ParseReport(first)
+			back, err := reportio.ParseReport(first)
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, format, err)
 			}
@@ -28,17 +33,17 @@ func TestRoundedDocumentsReadBackAndReencodeIdentically(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(first, second) {
-				t.Errorf("%s %s: re-encoding the read-back report differs:\n%s", name, format, lineDiff(second, first))
+				t.Errorf("%s %s: re-encoding the read-back report differs:\n%s", name, format, LineDiff(second, first))
 			}
 		}
 	}
-	doc := largeScoreDocument(t, 200)
+	doc := LargeScoreDocument(t, 200)
 	first, err := EncodeYAML(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var back forecast.ScoreReport
-	if err := decodeDocument(first, &back); err != nil {
+	if err := DecodeDocument(first, &back); err != nil {
 		t.Fatal(err)
 	}
 	second, err := EncodeYAML(&back)
@@ -46,7 +51,7 @@ func TestRoundedDocumentsReadBackAndReencodeIdentically(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(first, second) {
-		t.Errorf("score document: re-encoding differs:\n%s", lineDiff(second, first))
+		t.Errorf("score document: re-encoding differs:\n%s", LineDiff(second, first))
 	}
 }
 
@@ -57,7 +62,7 @@ func TestRoundedDocumentsReadBackAndReencodeIdentically(t *testing.T) {
 // 3-decimal display of 0.75750000001 and of its document value 0.7575
 // would differ.
 func TestRenderersAgreeOnRoundedReport(t *testing.T) {
-	r := buildReport(fixtureRuns)
+	r := reporttest.Fixture(0)
 	rounded, err := Rounded(r)
 	if err != nil {
 		t.Fatal(err)
@@ -67,11 +72,11 @@ func TestRenderersAgreeOnRoundedReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseReport(data)
+		back, err := reportio.ParseReport(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, render := range map[string]func(*Report) ([]byte, error){"markdown": Markdown, "html": HTML} {
+		for name, render := range map[string]func(*Report) ([]byte, error){"markdown": render.Markdown, "html": render.HTML} {
 			a, err := render(r)
 			if err != nil {
 				t.Fatal(err)
@@ -81,7 +86,7 @@ func TestRenderersAgreeOnRoundedReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(a, b) {
-				t.Errorf("%s of the rounded report differs from %s of its %s file:\n%s", name, name, format, lineDiff(b, a))
+				t.Errorf("%s of the rounded report differs from %s of its %s file:\n%s", name, name, format, LineDiff(b, a))
 			}
 		}
 		if !reflect.DeepEqual(back.AgreementRate, rounded.AgreementRate) || len(back.Comparisons) != len(r.Comparisons) {

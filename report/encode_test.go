@@ -177,8 +177,8 @@ func decodeDocument(data []byte, v any) error {
 // TestEncodersMatchReferenceOnGoldenDocuments: for every document the
 // project keeps (read into the type its command writes, and into a
 // generic map), the encoders without rounding write byte for byte what
-// yaml.v3 and encoding/json write; so do they for the in-package fixture
-// report.
+// yaml.v3 and encoding/json write (the fixture reports:
+// TestEncodersMatchReferenceOnTheFixtureReports).
 func TestEncodersMatchReferenceOnGoldenDocuments(t *testing.T) {
 	for _, d := range goldenDocuments(t) {
 		data, err := os.ReadFile(d.path)
@@ -196,8 +196,6 @@ func TestEncodersMatchReferenceOnGoldenDocuments(t *testing.T) {
 		}
 		checkIdentity(t, d.path+" (generic)", generic)
 	}
-	checkIdentity(t, "fixture report", buildReport(fixtureRuns))
-	checkIdentity(t, "fixture report, 300 runs", largeRunReport(300))
 }
 
 // oddText is a TextMarshaler; oddYAML marshals itself in both formats;
@@ -506,29 +504,6 @@ func FuzzEncodersMatchReference(f *testing.F) {
 	})
 }
 
-// TestEncodersRefuseNaNNamingTheField: an undefined figure must be null;
-// NaN or ±Inf in a document is an error that names where it is.
-func TestEncodersRefuseNaNNamingTheField(t *testing.T) {
-	r := buildReport(fixtureRuns)
-	nan := math.NaN()
-	r.Forecast.Brier = &nan
-	for name, enc := range map[string]func(io.Writer, any) error{"yaml": WriteYAML, "json": WriteJSON} {
-		err := enc(io.Discard, r)
-		if err == nil || !strings.Contains(err.Error(), "forecast.brier") || !strings.Contains(err.Error(), "NaN") {
-			t.Errorf("%s: error %v, want one naming forecast.brier and NaN", name, err)
-		}
-	}
-	doc := forecast.ScoreReport{Groups: make([]forecast.ScoredGroup, 3)}
-	inf := math.Inf(-1)
-	doc.Groups[2].Brier = &inf
-	for name, enc := range map[string]func(io.Writer, any) error{"yaml": WriteYAML, "json": WriteJSON} {
-		err := enc(io.Discard, &doc)
-		if err == nil || !strings.Contains(err.Error(), "groups[2].brier") {
-			t.Errorf("%s: error %v, want one naming groups[2].brier", name, err)
-		}
-	}
-}
-
 // TestEncodersWriteNegativeZeroAsZero: -0 after rounding (or as data) is
 // written 0.
 func TestEncodersWriteNegativeZeroAsZero(t *testing.T) {
@@ -575,17 +550,6 @@ type countingWriter struct{ n int }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
 
-// TestEncodersReportWriteErrors: a failing writer is an error, not a
-// silent truncation.
-func TestEncodersReportWriteErrors(t *testing.T) {
-	for name, enc := range map[string]func(io.Writer, any) error{"yaml": WriteYAML, "json": WriteJSON} {
-		err := enc(failingWriter{}, largeRunReport(50))
-		if !errors.Is(err, errDiskFull) {
-			t.Errorf("%s: error %v, want the writer's", name, err)
-		}
-	}
-}
-
 var errDiskFull = errors.New("disk full")
 
 type failingWriter struct{}
@@ -608,4 +572,22 @@ func TestEncodersStopWhenCancelled(t *testing.T) {
 			t.Errorf("%s wrote %d bytes after cancellation", name, cw.n)
 		}
 	}
+}
+
+// largeScoreDocument is what evalcal score --by id writes for n binary
+// forecasts: one group per forecast.
+func largeScoreDocument(t testing.TB, n int) *forecast.ScoreReport {
+	fs := make([]forecast.Forecast, n)
+	for i := range fs {
+		fs[i] = forecast.Forecast{ID: fmt.Sprintf("f%07d", i), Agent: "alpha", Kind: forecast.Binary,
+			Confidence: float64(i%97) / 97, Outcome: i % 2, Source: "forecasts.jsonl", Line: i + 1}
+	}
+	opts := forecast.DefaultScoreOptions()
+	opts.By = "id"
+	rep, err := forecast.Score(fs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.SchemaVersion, rep.GeneratedBy = 1, "evalcal test"
+	return &rep
 }

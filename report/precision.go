@@ -332,6 +332,30 @@ func FormatDecimals(x float64, decimals int) string {
 	return strconv.FormatFloat(r, 'f', decimals, 64)
 }
 
+// RoundDecimal rounds x as the precision rule rounds, half away from zero
+// on the digits of its shortest decimal representation: to sig
+// significant digits when sig > 0, else to decimals digits after the
+// point. -0 becomes 0; NaN and ±Inf are returned as they are. It is the
+// one implementation of the rule the renderers (report/render) display by.
+func RoundDecimal(x float64, sig, decimals int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x + 0 // -0 + 0 is +0
+	}
+	return roundDecimal(x, 64, sig, decimals) + 0
+}
+
+// NotANumber is what a figure that is NaN or infinite shows in text.
+const NotANumber = "n/a"
+
+// FormatP writes a p-value to 3 significant digits in e-notation:
+// "1.23e-05", "6.25e-01", "1.00e+00"; NaN and ±Inf as NotANumber.
+func FormatP(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return NotANumber
+	}
+	return strconv.FormatFloat(RoundDecimal(x, 3, 0), 'e', 2, 64)
+}
+
 // roundDecimal rounds x half away from zero, on the digits of its
 // shortest decimal representation, to sig significant digits (sig > 0) or
 // else to decimals digits after the point.

@@ -198,35 +198,6 @@ func TestPrecisionOfKeyTable(t *testing.T) {
 	}
 }
 
-// TestExactTypesKeepEveryDigit: numbers inside per-run input data are
-// written shortest-round-trip whatever their key, so merge recomputes
-// from the same values.
-func TestExactTypesKeepEveryDigit(t *testing.T) {
-	r := buildReport(fixtureRuns[:3])
-	r.Comparisons[0].Light.RuntimeFidelity = 66.66666666666667
-	tenth, fifth := 0.1, 0.2
-	r.Comparisons[0].RuntimeFidelityDelta = tenth + fifth
-	for _, enc := range []func(any) ([]byte, error){EncodeYAML, EncodeJSON} {
-		b, err := enc(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := ParseReport(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := back.Comparisons[0].Light.RuntimeFidelity; got != 66.66666666666667 {
-			t.Errorf("light runtime_fidelity read back as %v", got)
-		}
-		if got := back.Comparisons[0].RuntimeFidelityDelta; got != tenth+fifth {
-			t.Errorf("runtime_fidelity_delta read back as %v", got)
-		}
-		if got := *back.AgreementRate.Percent; got != RoundFloat(*r.AgreementRate.Percent, Percent, 64) {
-			t.Errorf("agreement percent read back as %v, want it rounded to 2 decimals", got)
-		}
-	}
-}
-
 // expandBraces expands "a.{b,c}.d" to a.b.d and a.c.d (nested braces
 // expanded left to right).
 func expandBraces(p string) []string {

@@ -96,13 +96,13 @@ func adviceLine(rec advisor.Recommendation) string {
 	if im.Basis != "" {
 		s += " (" + im.Basis + ")"
 	}
-	return s + "." + testClause(rec.Test)
+	return s + "." + TestClause(rec.Test)
 }
 
-// testClause is a recommendation's test as the advice line and the
+// TestClause is a recommendation's test as the advice line and the
 // recommendations section write it: " Test: NAME (DETAIL, p = P; fires at
 // p < ALPHA).", or "" without a test.
-func testClause(t *advisor.Test) string {
+func TestClause(t *advisor.Test) string {
 	if t == nil {
 		return ""
 	}
@@ -111,7 +111,7 @@ func testClause(t *advisor.Test) string {
 		figures = append(figures, t.Detail)
 	}
 	if t.P != nil {
-		figures = append(figures, "p = "+fmtP(*t.P))
+		figures = append(figures, "p = "+FormatP(*t.P))
 	}
 	level := fmt.Sprintf("fires at p < %g", t.Alpha)
 	if len(figures) == 0 {

@@ -88,7 +88,7 @@ func TestTestClause(t *testing.T) {
 		{&advisor.Test{Name: "non-overlapping intervals", Alpha: 0.05}, " Test: non-overlapping intervals (fires at p < 0.05)."},
 		{&advisor.Test{Name: "x", Detail: "read off intervals", Alpha: 0.01}, " Test: x (read off intervals; fires at p < 0.01)."},
 	} {
-		if got := testClause(c.test); got != c.want {
+		if got := TestClause(c.test); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.test, got, c.want)
 		}
 	}

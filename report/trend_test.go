@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reporttest"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -17,9 +18,9 @@ import (
 // package's fixtures.
 
 func TestTrendOfNoiseIsNotDistinguishable(t *testing.T) {
-	prev := report.GeneratedReport(40, 32, 25, "run")
+	prev := reporttest.Generated(40, 32, 25, "run")
 	// The same runs tonight with one more disagreement: noise.
-	cur := report.GeneratedReport(40, 31, 25, "run")
+	cur := reporttest.Generated(40, 31, 25, "run")
 	tr := calibrate.CompareReports(prev, cur)
 	if len(tr.Distinguishable) != 0 {
 		t.Errorf("noise called distinguishable: %v\n%+v", tr.Distinguishable, tr)
@@ -33,8 +34,8 @@ func TestTrendOfNoiseIsNotDistinguishable(t *testing.T) {
 }
 
 func TestTrendOfARealChangeIsDistinguishable(t *testing.T) {
-	prev := report.GeneratedReport(40, 26, 30, "old")
-	cur := report.GeneratedReport(40, 39, 30, "new")
+	prev := reporttest.Generated(40, 26, 30, "old")
+	cur := reporttest.Generated(40, 39, 30, "new")
 	tr := calibrate.CompareReports(prev, cur)
 	for _, name := range []string{"agreement", "kappa_linear", "mean_delta.runtime_fidelity", "mean_delta.task_effectiveness", "brier"} {
 		if !contains(tr.Distinguishable, name) {
@@ -54,10 +55,10 @@ func TestTrendOfARealChangeIsDistinguishable(t *testing.T) {
 // Now 39 of 40: BS = (39·0.030625 + 0.680625)/40 = 0.046875, calibration
 // 81.25. Difference 58.5 points, -400 times the Brier difference.
 func TestCalibrationChangeIsMinus400TimesBrierChange(t *testing.T) {
-	runs := func(pass int, prefix string) []report.FixtureRun {
-		var out []report.FixtureRun
+	runs := func(pass int, prefix string) []reporttest.Run {
+		var out []reporttest.Run
 		for i := 0; i < 40; i++ {
-			fr := report.FixtureRun{ID: fmt.Sprintf("%s-%02d", prefix, i), System: []string{"a", "b"}[i%2], LV: "pass", DV: "pass", LRF: 85, LTE: 80, DRF: 84 - float64(i%5), DTE: 79 - float64(i%3)}
+			fr := reporttest.Run{ID: fmt.Sprintf("%s-%02d", prefix, i), System: []string{"a", "b"}[i%2], LV: "pass", DV: "pass", LRF: 85, LTE: 80, DRF: 84 - float64(i%5), DTE: 79 - float64(i%3)}
 			if i >= pass {
 				fr.DV, fr.DRF, fr.DTE = "fail", 30, 20
 			}
@@ -65,7 +66,7 @@ func TestCalibrationChangeIsMinus400TimesBrierChange(t *testing.T) {
 		}
 		return out
 	}
-	tr := calibrate.CompareReports(report.ReportOfRuns(runs(30, "old")), report.ReportOfRuns(runs(39, "new")))
+	tr := calibrate.CompareReports(reporttest.OfRuns(runs(30, "old")), reporttest.OfRuns(runs(39, "new")))
 	c := tr.Calibration
 	if c.Difference == nil || math.Abs(*c.Difference-58.5) > 1e-9 || math.Abs(*tr.Brier.Difference+0.14625) > 1e-12 {
 		t.Fatalf("calibration %+v brier %+v", c, tr.Brier)
@@ -79,8 +80,8 @@ func TestCalibrationChangeIsMinus400TimesBrierChange(t *testing.T) {
 }
 
 func TestTrendListsRunsPresentOnlyOnOneSide(t *testing.T) {
-	prev := report.FixtureReport(10)
-	cur := report.FixtureRunsFrom(3)
+	prev := reporttest.Fixture(10)
+	cur := reporttest.FixtureFrom(3)
 	tr := calibrate.CompareReports(prev, cur)
 	want := report.Trend{RunsOnlyNow: []string{"20250101-100000-ccc002", "20250101-100000-ccc003", "20250101-100000-ccc004", "20250101-100000-ccc005"},
 		RunsOnlyBefore: []string{"20250101-100000-aaa001", "20250101-100000-aaa002", "20250101-100000-aaa003"}}
@@ -90,7 +91,7 @@ func TestTrendListsRunsPresentOnlyOnOneSide(t *testing.T) {
 }
 
 func TestTrendWithNilReportSaysWhy(t *testing.T) {
-	tr := calibrate.CompareReports(nil, report.FixtureReport(0))
+	tr := calibrate.CompareReports(nil, reporttest.Fixture(0))
 	if tr.Agreement.Reason == "" || tr.Calibration.Reason == "" || len(tr.Distinguishable) != 0 {
 		t.Errorf("%+v", tr)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/render"
 )
 
 // callsOptions are evalcal calls's flags.
@@ -165,9 +166,9 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 	var data []byte
 	switch o.Output.Format {
 	case "markdown", "md":
-		data, err = report.CallsMarkdown(report.CallsViewOf(&doc))
+		data, err = render.CallsMarkdown(render.CallsViewOf(&doc))
 	case "html":
-		data, err = report.CallsHTML(report.CallsViewOf(&doc))
+		data, err = render.CallsHTML(render.CallsViewOf(&doc))
 	default:
 		data, err = encodeForecastDocument(doc, o.Output.Format)
 	}

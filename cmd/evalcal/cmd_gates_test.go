@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // The bundled corpus gives agreement 78.3% with Wilson [64.4, 87.7],
@@ -45,7 +45,7 @@ func TestRunGates(t *testing.T) {
 			if got := strings.Count(stderr, "evalcal: gate failed: "); got != tt.failed {
 				t.Errorf("%d 'gate failed' lines on stderr, want %d:\n%s", got, tt.failed, stderr)
 			}
-			r, err := report.ReadReport(out)
+			r, err := reportio.ReadReport(out)
 			if err != nil {
 				t.Fatalf("report not written: %v", err)
 			}
@@ -90,7 +90,7 @@ func TestRunTrendAgainstABaseline(t *testing.T) {
 	if _, stderr, code := runCLI(t, append(args, "--require", "trend.agreement.lower > -40")...); code != 0 {
 		t.Fatalf("trend gate at -40: exit %d, want 0: %s", code, stderr)
 	}
-	r, err := report.ReadReport(same)
+	r, err := reportio.ReadReport(same)
 	if err != nil || r.Trend == nil {
 		t.Fatalf("no trend: %v", err)
 	}
@@ -102,7 +102,7 @@ func TestRunTrendAgainstABaseline(t *testing.T) {
 	if _, stderr, code := runCLI(t, "run", "--no-cache", "-o", now, "--baseline", before, "--inspections", "testdata/inspections/agree.jsonl"); code != 0 {
 		t.Fatalf("now: exit %d: %s", code, stderr)
 	}
-	r, err = report.ReadReport(now)
+	r, err = reportio.ReadReport(now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // mergeOptions are evalcal merge's flags and arguments.
@@ -127,7 +128,7 @@ func readShard(ctx context.Context, path string, stdin io.Reader) (*report.Repor
 	if err != nil {
 		return nil, err
 	}
-	r, err := report.ParseReport(data)
+	r, err := reportio.ParseReport(data)
 	if err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/calibrate"
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // shardReports runs the corpus as n shards and returns the report paths.
@@ -56,7 +56,7 @@ func TestShardReportCoversOnlyItsRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := report.ParseReport(data)
+	rep, err := reportio.ParseReport(data)
 	if err != nil {
 		t.Fatal(err)
 	}

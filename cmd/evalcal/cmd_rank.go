@@ -17,6 +17,7 @@ import (
 	"github.com/evalcal/evalcal/programs/panel"
 	"github.com/evalcal/evalcal/rank"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/render"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
@@ -209,9 +210,9 @@ func rankEncoder(format string, doc *rank.Document) func(w io.Writer) error {
 		var err error
 		switch format {
 		case "markdown", "md":
-			data, err = report.RankMarkdown(doc)
+			data, err = render.RankMarkdown(doc)
 		case "html":
-			data, err = report.RankHTML(doc)
+			data, err = render.RankHTML(doc)
 		case "json":
 			data, err = report.EncodeJSON(doc)
 		default:

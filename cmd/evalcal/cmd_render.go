@@ -11,14 +11,16 @@ import (
 
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/render"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // renderFormats are the formats evalcal render writes a calibration
 // report in.
 var renderFormats = map[string]func(*report.Report) ([]byte, error){
-	"markdown": report.Markdown,
-	"md":       report.Markdown,
-	"html":     report.HTML,
+	"markdown": render.Markdown,
+	"md":       render.Markdown,
+	"html":     render.HTML,
 	"json":     (*report.Report).JSON,
 	"yaml":     (*report.Report).YAML,
 }
@@ -121,9 +123,9 @@ func (o *renderOptions) validate() error {
 // writes its page.
 func renderHistoryRun(ctx context.Context, o *renderOptions) error {
 	drifts := readDriftSeries(o.Paths) // drift documents get their own section
-	h, err := report.ReadHistory(ctx, o.Paths)
+	h, err := render.ReadHistory(ctx, o.Paths)
 	h.Skipped = withoutDrift(h.Skipped, drifts)
-	if err != nil && !(len(drifts) > 0 && errors.Is(err, report.ErrNoHistory)) {
+	if err != nil && !(len(drifts) > 0 && errors.Is(err, render.ErrNoHistory)) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -137,9 +139,9 @@ func renderHistoryRun(ctx context.Context, o *renderOptions) error {
 	case len(h.Nights) == 0:
 		err = nil
 	case htmlPage:
-		out, err = report.HistoryHTML(h)
+		out, err = render.HistoryHTML(h)
 	default:
-		out, err = report.HistoryMarkdown(h)
+		out, err = render.HistoryMarkdown(h)
 	}
 	if err != nil {
 		return fmt.Errorf("render --history: %w", err)
@@ -152,7 +154,7 @@ func renderHistoryRun(ctx context.Context, o *renderOptions) error {
 }
 
 // skippedOnStderr summarises the reports of a series that were not read.
-func skippedOnStderr(w io.Writer, skipped []report.HistorySkip) {
+func skippedOnStderr(w io.Writer, skipped []render.HistorySkip) {
 	items := make([]string, 0, len(skipped))
 	for _, s := range skipped {
 		items = append(items, s.Path+": "+s.Reason)
@@ -175,7 +177,7 @@ func renderRun(ctx context.Context, o *renderOptions) error {
 	}
 	out, err := renderDocument(data, o.Output.Format)
 	if err != nil {
-		// A newer schema_version (report.ErrNewerSchema) is bad input too.
+		// A newer schema_version (reportio.ErrNewerSchema) is bad input too.
 		return inputError(fmt.Errorf("render: %s: %w", name, err))
 	}
 	if err := ctx.Err(); err != nil {
@@ -201,7 +203,7 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 	_, hasAsOf := keys["as_of"]
 	switch {
 	case isRun || !hasGroups:
-		r, err := report.ParseReport(data)
+		r, err := reportio.ParseReport(data)
 		if err != nil {
 			return nil, err
 		}
@@ -219,16 +221,16 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 		}
 		if doc.SchemaVersion > forecast.CallsSchemaVersion {
 			return nil, fmt.Errorf("%w: calls document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
-				report.ErrNewerSchema, doc.SchemaVersion, forecast.CallsSchemaVersion)
+				reportio.ErrNewerSchema, doc.SchemaVersion, forecast.CallsSchemaVersion)
 		}
-		v := report.CallsViewOf(&doc)
+		v := render.CallsViewOf(&doc)
 		switch format {
 		case "markdown", "md":
-			return report.CallsMarkdown(v)
+			return render.CallsMarkdown(v)
 		case "html":
-			return report.CallsHTML(v)
+			return render.CallsHTML(v)
 		}
 		return encodeForecastDocument(doc, format)
 	}
-	return nil, fmt.Errorf("%w: neither a calibration report nor a score or calls document", report.ErrNotReport)
+	return nil, fmt.Errorf("%w: neither a calibration report nor a score or calls document", reportio.ErrNotReport)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
@@ -480,7 +481,7 @@ func readReportFile(path string) (*report.Report, error) {
 	if err := checkRegular(path); err != nil {
 		return nil, err
 	}
-	return report.ReadReport(path)
+	return reportio.ReadReport(path)
 }
 
 // finishReport writes a finished report (calibrate.Run or Merge added the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // countCalls reads the calls testdata/inspectors/counting.sh logged, by
@@ -47,7 +48,7 @@ func TestRunEscalateCallsDeepOnlyBelowTheSavedThreshold(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("calibrate: exit %d: %s", code, stderr)
 	}
-	cal, err := report.ReadReport(calib)
+	cal, err := reportio.ReadReport(calib)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestRunEscalateCallsDeepOnlyBelowTheSavedThreshold(t *testing.T) {
 			t.Errorf("run %s: %d deep calls, want %d", id, got["deep"][id], want)
 		}
 	}
-	rep, err := report.ReadReport(casc)
+	rep, err := reportio.ReadReport(casc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 func TestRunCorpusGolden(t *testing.T) {
@@ -234,7 +235,7 @@ func TestRunSurvivesBrokenExecInspectors(t *testing.T) {
 			if err != nil {
 				t.Fatalf("report not written: %v", err)
 			}
-			r, err := report.ParseReport(data)
+			r, err := reportio.ParseReport(data)
 			if err != nil {
 				t.Fatal(err)
 			}

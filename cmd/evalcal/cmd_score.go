@@ -14,7 +14,8 @@ import (
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/forecast/predictionlog"
 	"github.com/evalcal/evalcal/gates"
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/render"
+	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -307,10 +308,10 @@ func parseScoreDocument(data []byte) (*forecast.ScoreReport, error) {
 	}
 	switch {
 	case doc.SchemaVersion == 0 || doc.Groups == nil:
-		return nil, fmt.Errorf("%w: not a score document", report.ErrNotReport)
+		return nil, fmt.Errorf("%w: not a score document", reportio.ErrNotReport)
 	case doc.SchemaVersion > forecast.ScoreSchemaVersion:
 		return nil, fmt.Errorf("%w: score document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
-			report.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
+			reportio.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
 	}
 	return &doc, nil
 }
@@ -399,9 +400,9 @@ func nothingScoredReason(res forecast.JSONLResult, by string) string {
 func encodeScoreReport(rep forecast.ScoreReport, format string) ([]byte, error) {
 	switch format {
 	case "markdown", "md":
-		return report.ScoreMarkdown(&rep)
+		return render.ScoreMarkdown(&rep)
 	case "html":
-		return report.ScoreHTML(&rep)
+		return render.ScoreHTML(&rep)
 	}
 	data, err := encodeForecastDocument(rep, format)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"io/fs"
 	"os"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evalcal/evalcal/internal/testutil"
+	"github.com/evalcal/evalcal/report/reportio"
 
 	"github.com/evalcal/evalcal/internal/judgeserver"
 	"github.com/evalcal/evalcal/programs/builtin"
@@ -40,7 +42,7 @@ func judgeServer(t *testing.T, opts judgeserver.Options) *judgeserver.Server {
 
 func readReport(t *testing.T, path string) *report.Report {
 	t.Helper()
-	r, err := report.ReadReport(path)
+	r, err := reportio.ReadReport(path)
 	if err != nil {
 		t.Fatal(err)
 	}

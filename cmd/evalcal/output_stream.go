@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/render"
 )
 
 // reportEncoder returns the function that writes rep in format: YAML and
@@ -28,20 +29,20 @@ func reportEncoder(ctx context.Context, format string, rep *report.Report) func(
 }
 
 func encodeReport(ctx context.Context, w io.Writer, format string, rep *report.Report) error {
-	var render func(*report.Report) ([]byte, error)
+	var page func(*report.Report) ([]byte, error)
 	switch format {
 	case "yaml":
 		return report.WriteYAMLContext(ctx, w, rep)
 	case "json":
 		return report.WriteJSONContext(ctx, w, rep)
 	case "markdown", "md":
-		render = report.Markdown
+		page = render.Markdown
 	case "html":
-		render = report.HTML
+		page = render.HTML
 	default:
 		return fmt.Errorf("report: unknown format %q", format)
 	}
-	data, err := render(rep)
+	data, err := page(rep)
 	if err != nil {
 		return err
 	}

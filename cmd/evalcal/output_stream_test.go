@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // streamFixture is the saved report of the twelve bundled inspections.
@@ -22,7 +23,7 @@ func streamFixture(t *testing.T) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := report.ParseReport(data)
+	rep, err := reportio.ParseReport(data)
 	if err != nil {
 		t.Fatal(err)
 	}

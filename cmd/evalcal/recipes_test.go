@@ -19,9 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/report/reportio"
 	"gopkg.in/yaml.v3"
-
-	"github.com/evalcal/evalcal/report"
 )
 
 // The CI recipes of examples/ci (shown in the README's Scaling out) are
@@ -171,7 +170,7 @@ func (p *recipePlayer) checkShards(t *testing.T, dir string, n int, source strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := report.ParseReport(data)
+		rep, err := reportio.ParseReport(data)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // shardVariables are every variable --shard auto reads.
@@ -185,7 +185,7 @@ func TestRunShardAutoRecordsItsSourceAndRefusesBadEnvironments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := report.ParseReport(data)
+		rep, err := reportio.ParseReport(data)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -100,22 +100,26 @@ func TestOnlyThePredictionLogReaderImportsSQLite(t *testing.T) {
 	}
 }
 
-// internal/testutil is scaffolding for tests: no package's non-test code
-// imports it.
+// internal/testutil and report/reporttest are scaffolding for tests: no
+// package's non-test code imports them.
 func TestNoProductionCodeImportsTestutil(t *testing.T) {
 	for dir, paths := range imports(t) {
 		for _, path := range paths {
-			if path == module+"/internal/testutil" && dir != "internal/testutil" {
-				t.Errorf("%s imports internal/testutil outside its tests", dir)
+			for _, scaffold := range []string{"internal/testutil", "report/reporttest"} {
+				if path == module+"/"+scaffold && dir != scaffold {
+					t.Errorf("%s imports %s outside its tests", dir, scaffold)
+				}
 			}
 		}
 	}
 }
 
-// A program that embeds the pipeline (calibrate) links no SQLite driver:
-// checked on the build graph itself (go list -deps), which also sees
-// imports made by third-party modules.
-func TestCalibrateLinksNoSQLite(t *testing.T) {
+// A program that embeds the pipeline (calibrate) links no SQLite driver,
+// no plotting library (the renderers are report/render) and no JSON Schema
+// validator (the report reader is report/reportio): checked on the build
+// graph itself (go list -deps), which also sees imports made by
+// third-party modules.
+func TestCalibrateLinksNoSQLitePlotOrJSONSchema(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
@@ -136,8 +140,10 @@ func TestCalibrateLinksNoSQLite(t *testing.T) {
 		t.Fatalf("go list -deps ./calibrate listed %d packages; is the test run from internal/archtest?", len(deps))
 	}
 	for _, d := range deps {
-		if strings.HasPrefix(d, "modernc.org/sqlite") {
-			t.Errorf("calibrate depends on %s", d)
+		for _, heavy := range []string{"modernc.org/sqlite", "gonum.org/v1/plot", "github.com/santhosh-tekuri/jsonschema"} {
+			if strings.HasPrefix(d, heavy) {
+				t.Errorf("calibrate depends on %s (module %s)", d, heavy)
+			}
 		}
 	}
 }
@@ -157,7 +163,8 @@ var layers = map[string]int{
 	"advisor":                5,
 	"forecast":               6, "pairwise": 6, "perturb": 6, "escalate": 6, "drift": 6, "rank": 6,
 	"forecast/predictionlog": 7, "report": 7,
-	"calibrate": 8, "programs/spec": 8,
+	"calibrate": 8, "programs/spec": 8, "report/reportio": 8, "report/reporttest": 8,
+	"report/render":    9,
 	"programs/builtin": 9, "programs/exec": 9, "programs/importers": 9, "programs/llm": 9, "programs/saved": 9,
 	"programs/panel": 9,
 	"programs/all":   10,
