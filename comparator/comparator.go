@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 )
 
@@ -48,13 +49,16 @@ type FlagOverlap struct {
 
 // Comparison is one run's light-versus-deep comparison.
 type Comparison struct {
-	RunID        string `yaml:"run_id" json:"run_id"`
-	System       string `yaml:"system" json:"system"`
-	LightVerdict string `yaml:"light_verdict" json:"light_verdict"`
-	DeepVerdict  string `yaml:"deep_verdict" json:"deep_verdict"`
-	VerdictMatch bool   `yaml:"verdict_match" json:"verdict_match"`
-	Light        Scores `yaml:"light_scores" json:"light_scores"`
-	Deep         Scores `yaml:"deep_scores" json:"deep_scores"`
+	RunID  string `yaml:"run_id" json:"run_id"`
+	System string `yaml:"system" json:"system"`
+	// Metadata is the run's metadata (inspection.Metadata), kept so that
+	// merge and the slices (`run --by`) can be recomputed from comparisons.
+	Metadata     inspection.Metadata `yaml:"metadata,omitempty" json:"metadata,omitempty"`
+	LightVerdict string              `yaml:"light_verdict" json:"light_verdict"`
+	DeepVerdict  string              `yaml:"deep_verdict" json:"deep_verdict"`
+	VerdictMatch bool                `yaml:"verdict_match" json:"verdict_match"`
+	Light        Scores              `yaml:"light_scores" json:"light_scores"`
+	Deep         Scores              `yaml:"deep_scores" json:"deep_scores"`
 	// Deltas are deep minus light: positive means light underestimated.
 	RuntimeFidelityDelta   float64           `yaml:"runtime_fidelity_delta" json:"runtime_fidelity_delta"`
 	TaskEffectivenessDelta float64           `yaml:"task_effectiveness_delta" json:"task_effectiveness_delta"`
@@ -80,7 +84,9 @@ const SummaryRunes = 500
 func Compare(pairs []runner.Pair) []Comparison {
 	out := make([]Comparison, 0, len(pairs))
 	for _, p := range pairs {
-		out = append(out, compareOne(p.Light, p.Deep))
+		c := compareOne(p.Light, p.Deep)
+		c.Metadata = p.Run.Metadata
+		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
 	return out

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 )
 
@@ -106,6 +107,18 @@ func TestCompareSortsByRunID(t *testing.T) {
 	got := Compare([]runner.Pair{{Light: a, Deep: a}, {Light: b, Deep: b}})
 	if got[0].RunID != "a" || got[1].RunID != "b" {
 		t.Errorf("order = %s, %s", got[0].RunID, got[1].RunID)
+	}
+}
+
+// The comparison keeps its run's metadata, so that slices can be
+// recomputed from the comparisons alone (merge).
+func TestCompareKeepsTheRunsMetadata(t *testing.T) {
+	a, b := insp("pass", 80, 80), insp("fail", 20, 20)
+	a.RunID, b.RunID = "a", "b"
+	md := inspection.Run{ID: "a", Metadata: inspection.Metadata{"task": "t1"}}
+	got := Compare([]runner.Pair{{Run: md, Light: a, Deep: a}, {Light: b, Deep: b}})
+	if got[0].Metadata["task"] != "t1" || got[1].Metadata != nil {
+		t.Errorf("metadata %v, %v", got[0].Metadata, got[1].Metadata)
 	}
 }
 

@@ -35,6 +35,9 @@ type Run struct {
 	Era    Era    `yaml:"era" json:"era"`
 	System string `yaml:"system" json:"system"`
 	Status Status `yaml:"status" json:"status"`
+	// Metadata is the run's flat metadata (see Metadata); nil when its
+	// source declares none.
+	Metadata Metadata `yaml:"metadata,omitempty" json:"metadata,omitempty"`
 
 	ServicesDeclared  []string `yaml:"services_declared" json:"services_declared"`
 	ServicesCompleted []string `yaml:"services_completed" json:"services_completed"`

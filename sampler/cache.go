@@ -8,21 +8,24 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/atomicfile"
 )
 
 // describeVersion names the description code in cache entries. Bump it
 // whenever Describe's output for a given tree changes; entries of another
 // version are ignored (and replaced).
-const describeVersion = "sampler-describe/2"
+const describeVersion = "sampler-describe/3"
 
 // maxCacheEntryBytes bounds one describe cache entry, read or written.
 const maxCacheEntryBytes = 16 << 20
@@ -409,6 +412,11 @@ func encodeRun(r Run) []byte {
 			b = appendField(b, s)
 		}
 	}
+	b = strconv.AppendInt(b, int64(len(r.Metadata)), 10)
+	b = append(b, ';')
+	for _, k := range slices.Sorted(maps.Keys(r.Metadata)) {
+		b = appendField(appendField(b, k), r.Metadata[k])
+	}
 	b = strconv.AppendInt(b, r.SizeBytes, 10)
 	b = append(b, ';')
 	b = strconv.AppendInt(b, int64(r.Files), 10)
@@ -437,6 +445,17 @@ func decodeRun(s string) (Run, error) {
 			for i := range *l {
 				(*l)[i] = d.str()
 			}
+		}
+	}
+	n := d.num()
+	if n < 0 || n > int64(len(d.s)) {
+		return Run{}, errors.New("describe cache: bad metadata length")
+	}
+	if n > 0 {
+		r.Metadata = make(inspection.Metadata, n)
+		for range n {
+			k := d.str()
+			r.Metadata[k] = d.str()
 		}
 	}
 	r.SizeBytes = d.num()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 func discoverWithCache(t *testing.T, root, cacheDir string) Discovery {
@@ -301,6 +303,15 @@ func TestDescribeCacheEncodingRoundTrips(t *testing.T) {
 			SizeBytes: int64(i) * 1_000_003, Files: i, ContentHash: pick(5), Valid: i%2 == 0, Invalid: pick(6)}
 		if i%3 == 0 {
 			r.Warnings = list(8)
+		}
+		if i%5 != 0 {
+			r.Metadata = inspection.Metadata{}
+			for j := range i % 4 {
+				r.Metadata[pick(j)+strconv.Itoa(j)] = pick(j + 2)
+			}
+		}
+		if len(r.Metadata) == 0 {
+			r.Metadata = nil
 		}
 		normalizeRun(&r)
 		got, err := decodeRun(string(encodeRun(r)))

@@ -177,6 +177,7 @@ func describeTree(ctx context.Context, d *RunDir, entries []treeEntry) (Run, err
 	}
 	sourceName := rf.first(sourceFiles)
 	run.System = systemName(man, lg, d, sourceName)
+	run.Metadata = lg.Metadata
 
 	describeServices(ctx, &run, d, rf, lg, man)
 	describeBindings(&run, rf, man)

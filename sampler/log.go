@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Outcome is what a log event says happened to a step.
@@ -91,6 +93,8 @@ type Log struct {
 	Program string `yaml:"program,omitempty" json:"program,omitempty"`
 	// FrontMatter holds the scalar keys of a leading YAML front matter.
 	FrontMatter map[string]string `yaml:"front_matter,omitempty" json:"front_matter,omitempty"`
+	// Metadata is the front matter's `metadata:` map (frontMatterMetadata).
+	Metadata inspection.Metadata `yaml:"metadata,omitempty" json:"metadata,omitempty"`
 	// Meta holds `key: value` envelope lines (program, root, source,
 	// system, run_id) seen before the first event, backquotes removed.
 	Meta map[string]string `yaml:"meta,omitempty" json:"meta,omitempty"`
@@ -480,6 +484,11 @@ func (p *logParser) closeFront() {
 	if err := yaml.Unmarshal(p.front.Bytes(), &fm); err != nil {
 		p.warn("line %d: front matter is not YAML: %v", p.frontStart, err)
 		return
+	}
+	var mdWarn []string
+	p.log.Metadata, mdWarn = frontMatterMetadata(p.front.Bytes(), p.frontStart+1)
+	for _, w := range mdWarn {
+		p.warn("%s", w)
 	}
 	for k, v := range fm {
 		switch v.(type) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -158,6 +159,11 @@ func unionRuns(lists [][]sampler.Run) []sampler.Run {
 			prev.SizeBytes += r.SizeBytes
 			if prev.System == "" {
 				prev.System = r.System
+			}
+			var conflicts []string
+			prev.Metadata, conflicts = inspection.MergeMetadata(maps.Clone(prev.Metadata), r.Metadata)
+			for _, c := range conflicts {
+				prev.Warnings = append(slices.Clone(prev.Warnings), "metadata."+c+": the light file's value is kept")
 			}
 			byID[r.ID] = prev
 		}

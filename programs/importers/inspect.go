@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/inputfile"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -128,6 +129,10 @@ type inspectSample struct {
 	limit       string
 	invalidated bool
 	scores      map[string]inspectScore
+	// metadata is the sample's `metadata` (flat fields only); metaSkips
+	// are the fields left out of it.
+	metadata  inspection.Metadata
+	metaSkips []string
 }
 
 // inspectScore is one scorer's Score on a sample.
@@ -401,7 +406,8 @@ func sampleError(s inspectSample, err error) error {
 }
 
 // sampleKeys are the fields of an EvalSample a load reads.
-var sampleKeys = map[string]bool{"id": true, "epoch": true, "scores": true, "score": true, "error": true, "limit": true, "invalidation": true}
+var sampleKeys = map[string]bool{"id": true, "epoch": true, "scores": true, "score": true, "error": true, "limit": true,
+	"invalidation": true, "metadata": true}
 
 // parseSample reads the fields of an EvalSample that mapping needs; raw
 // must be clean (see cleanReader) and valid JSON. On an error, the id and
@@ -433,6 +439,7 @@ func parseSample(raw []byte) (inspectSample, error) {
 		return s, &runner.FieldError{Field: "limit", Err: err}
 	}
 	s.invalidated = !isNull(w.Invalidation)
+	s.metadata, s.metaSkips = runMetadata("metadata", fields["metadata"])
 	return s, nil
 }
 
@@ -625,6 +632,10 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run
 			src.results[id] = result{err: s.failure}
 			runs[id] = run
 			continue
+		}
+		run.Metadata = s.metadata
+		for _, w := range s.metaSkips {
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %ssample %s epoch %d: %s", s.where, s.label, s.id, s.epoch, w))
 		}
 		runs[id] = run
 		if r, covered := mapSample(s, name, key, selector, opts); covered {

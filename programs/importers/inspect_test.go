@@ -178,8 +178,13 @@ func TestInspectRunDescribesTheSample(t *testing.T) {
 			rc.Close()
 		}
 	}
+	// The sample's metadata, read with the standard library: all strings.
+	var hand struct{ Metadata map[string]string }
+	if err := json.Unmarshal(member, &hand); err != nil || len(hand.Metadata) == 0 {
+		t.Fatalf("sample metadata %v: %v", hand.Metadata, err)
+	}
 	want := sampler.Run{ID: "1", Era: EraInspect, System: "inspect_evals/mmlu_0_shot", Status: sampler.StatusCompleted,
-		Valid: true, SizeBytes: int64(len(member)), Files: 1, ContentHash: sha256Hex(member)}
+		Metadata: hand.Metadata, Valid: true, SizeBytes: int64(len(member)), Files: 1, ContentHash: sha256Hex(member)}
 	if diff := cmp.Diff([]sampler.Run{want}, runs); diff != "" {
 		t.Errorf("runs (-want +got):\n%s", diff)
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/inputfile"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -113,6 +114,10 @@ type promptfooResult struct {
 	isError            bool
 	errMessage         string
 	grading            *gradingResult
+	// metadata is the result's `vars` and `metadata` (flat fields only;
+	// metadata wins a field both give); metaSkips are what was left out.
+	metadata  inspection.Metadata
+	metaSkips []string
 }
 
 // gradingResult is the part of a GradingResult a load keeps.
@@ -245,7 +250,7 @@ func resultError(r promptfooResult, err error) error {
 
 // resultKeys are the fields of an EvaluateResult a load reads.
 var resultKeys = map[string]bool{"testIdx": true, "promptIdx": true, "provider": true, "success": true, "score": true,
-	"error": true, "failureReason": true, "gradingResult": true}
+	"error": true, "failureReason": true, "gradingResult": true, "vars": true, "metadata": true}
 
 // parseResult reads the fields of an EvaluateResult that mapping needs;
 // raw must be clean and valid JSON (as a jsonStream gives it). testIdx is
@@ -278,6 +283,7 @@ func parseResult(raw []byte) (promptfooResult, error) {
 		}
 	}
 	r.system = cmp.Or(provider.Label, provider.ID, "promptfoo")
+	r.metadata, r.metaSkips = resultMetadata(fields["vars"], fields["metadata"])
 	if isNull(w.Success) || json.Unmarshal(w.Success, &r.success) != nil {
 		return r, &runner.FieldError{Field: "success", Err: errors.New("missing or not a boolean")}
 	}
@@ -409,6 +415,10 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []samp
 			src.results[id] = result{err: r.failure}
 			runs = append(runs, run)
 			continue
+		}
+		run.Metadata = r.metadata
+		for _, w := range r.metaSkips {
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %stest %d prompt %d: %s", r.where, r.label, r.testIdx, r.promptIdx, w))
 		}
 		runs = append(runs, run)
 		if res, covered := mapResult(r, assertion, byMetric, opts); covered {

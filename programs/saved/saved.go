@@ -4,7 +4,9 @@
 //
 // Each non-blank line is one inspection object (schema in docs/DESIGN.md;
 // `program` is accepted for `system`) with its `run_id` and `depth`.
-// A run's light and deep inspections are paired by run_id. Lines end in
+// A run's light and deep inspections are paired by run_id; a line may carry
+// the run's `metadata`, a flat object of strings, numbers and booleans
+// (inspection.Metadata; the run's is the union of its lines'). Lines end in
 // "\n" or "\r\n"; a UTF-8 byte-order mark at the start of the file is
 // ignored. A line is at most MaxLineBytes long and the file at most
 // MaxFileBytes.
@@ -74,6 +76,10 @@ type entry struct {
 	// valid or not; named says that line was seen.
 	system [2]string
 	named  [2]bool
+	// md is the run's metadata, from its lines in file order; warn
+	// holds what of it was skipped ("file:line: why").
+	md   inspection.Metadata
+	warn []string
 }
 
 // name records the system of the first line seen at depth index k.
@@ -258,6 +264,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
 		e.name(k, lineSystem(line, &insp))
+		e.addMetadata(fmt.Sprintf("%s:%d", path, lineNo), line)
 	}
 	if len(entries) == 0 {
 		if len(unattributed) > 0 {
@@ -275,6 +282,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		}
 		run := inspection.Run{ID: id, Era: inspection.EraSaved, Status: inspection.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
 		run.System = cmp.Or(e.system[0], e.system[1])
+		run.Metadata, run.Warnings = e.md, e.warn
 		for k, insp := range e.insp {
 			run.SizeBytes += int64(len(e.raw[k]))
 			if insp == nil {
@@ -291,6 +299,33 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 	}
 	in.fingerprint = hex.EncodeToString(h.Sum(nil))
 	return in, runs, nil
+}
+
+// addMetadata reads the `metadata` object of a line found at where
+// ("file:line") into the run's. A field that is not a string, number or
+// boolean, a metadata value that is not an object, and a field another
+// line of the run gives another value are warnings on the run, naming
+// where and the field; the first line's value is kept.
+func (e *entry) addMetadata(where string, line []byte) {
+	var v struct {
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	if json.Unmarshal(line, &v) != nil {
+		return
+	}
+	md, skipped, err := inspection.MetadataFromJSON(v.Metadata)
+	if err != nil {
+		e.warn = append(e.warn, fmt.Sprintf("%s: %v: skipped", where, err))
+		return
+	}
+	for _, s := range skipped {
+		e.warn = append(e.warn, where+": "+s.String())
+	}
+	var conflicts []string
+	e.md, conflicts = inspection.MergeMetadata(e.md, md)
+	for _, c := range conflicts {
+		e.warn = append(e.warn, fmt.Sprintf("%s: metadata.%s: an earlier line of the run gave the first value, which is kept", where, c))
+	}
 }
 
 // inclusionProbability reads a line's optional inclusion_probability: the

@@ -7,14 +7,15 @@ import "bytes"
 // It succeeds only on the plain form: an object ("{...}") in which
 // "run_id":"…" and "depth":"…" (light or deep) each occur exactly once,
 // "system":"…" or "program":"…" at most once and not both, the values
-// hold no backslash, and no inclusion_probability is given (those lines
-// are decoded, since the deep-subset design reads them for every run).
+// hold no backslash, and neither inclusion_probability nor metadata is
+// given (those lines are decoded, since the deep-subset design and the
+// run's metadata are read for every run).
 // Inside a JSON string a quote is escaped, so `"run_id":"` can only be a
 // key; a key repeated in a nested object makes skim give up. Any other
 // line is decoded in full, as without shards.
 func skim(line []byte) (id, depth, system string, ok bool) {
 	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' ||
-		bytes.Contains(line, []byte(`"inclusion_probability"`)) {
+		bytes.Contains(line, []byte(`"inclusion_probability"`)) || bytes.Contains(line, []byte(`"metadata"`)) {
 		return "", "", "", false
 	}
 	id, ok = skimString(line, `"run_id":"`, true)
