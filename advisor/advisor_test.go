@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -21,13 +22,13 @@ func build(runs []run) ([]comparator.Comparison, aggregate.Stats) {
 	var pairs []runner.Pair
 	for i, r := range runs {
 		id := fmt.Sprintf("r%02d", i)
-		l := runner.Inspection{RunID: id, Verdict: r.light, RuntimeFidelity: 80, TaskEffectiveness: 75}
-		d := runner.Inspection{RunID: id, Verdict: r.deep, RuntimeFidelity: 80 - r.drop, TaskEffectiveness: 75 - r.drop}
+		l := inspection.Inspection{RunID: id, Verdict: r.light, RuntimeFidelity: 80, TaskEffectiveness: 75}
+		d := inspection.Inspection{RunID: id, Verdict: r.deep, RuntimeFidelity: 80 - r.drop, TaskEffectiveness: 75 - r.drop}
 		for _, f := range r.lightFlags {
-			l.Flags = append(l.Flags, runner.Flag{ID: f, Severity: "warning"})
+			l.Flags = append(l.Flags, inspection.Flag{ID: f, Severity: "warning"})
 		}
 		for _, f := range r.deepFlags {
-			d.Flags = append(d.Flags, runner.Flag{ID: f, Severity: "warning"})
+			d.Flags = append(d.Flags, inspection.Flag{ID: f, Severity: "warning"})
 		}
 		pairs = append(pairs, runner.Pair{Light: l, Deep: d})
 	}

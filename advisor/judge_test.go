@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -33,9 +34,9 @@ func compareJudged(rs []judged) ([]comparator.Comparison, aggregate.Stats) {
 			sys = "sys"
 		}
 		pairs = append(pairs, runner.Pair{
-			Light: runner.Inspection{RunID: r.id, System: sys, Depth: runner.Light, Verdict: r.light,
+			Light: inspection.Inspection{RunID: r.id, System: sys, Depth: inspection.Light, Verdict: r.light,
 				RuntimeFidelity: r.lightRF, TaskEffectiveness: r.lightTE, Summary: r.lightSummary},
-			Deep: runner.Inspection{RunID: r.id, System: sys, Depth: runner.Deep, Verdict: r.deep,
+			Deep: inspection.Inspection{RunID: r.id, System: sys, Depth: inspection.Deep, Verdict: r.deep,
 				RuntimeFidelity: r.deepScore, TaskEffectiveness: r.deepScore, Summary: r.deepSummary},
 		})
 	}
@@ -45,9 +46,9 @@ func compareJudged(rs []judged) ([]comparator.Comparison, aggregate.Stats) {
 
 func score(v string) float64 {
 	switch v {
-	case runner.VerdictPass:
+	case inspection.VerdictPass:
 		return 100
-	case runner.VerdictPartial:
+	case inspection.VerdictPartial:
 		return 50
 	}
 	return 0
@@ -59,14 +60,14 @@ func score(v string) float64 {
 func splitRuns(n, b, c int) []judged {
 	var rs []judged
 	for i := 0; i < n; i++ {
-		l, d := runner.VerdictPass, runner.VerdictPass
+		l, d := inspection.VerdictPass, inspection.VerdictPass
 		switch {
 		case i < b:
-			d = runner.VerdictFail
+			d = inspection.VerdictFail
 		case i < b+c:
-			l = runner.VerdictFail
+			l = inspection.VerdictFail
 		case i%2 == 0:
-			l, d = runner.VerdictFail, runner.VerdictFail
+			l, d = inspection.VerdictFail, inspection.VerdictFail
 		}
 		rs = append(rs, judged{id: fmt.Sprintf("r%04d", i), light: l, deep: d, lightRF: score(l), lightTE: score(l), deepScore: score(d)})
 	}
@@ -297,18 +298,18 @@ func TestThresholdImpactHoldsOnFreshRuns(t *testing.T) {
 		for i := range rs {
 			x := 100 * r.Float64()
 			q := x + 8*r.NormFloat64()
-			d := runner.VerdictPartial
+			d := inspection.VerdictPartial
 			if q >= 85 {
-				d = runner.VerdictPass
+				d = inspection.VerdictPass
 			} else if q < 55 {
-				d = runner.VerdictFail
+				d = inspection.VerdictFail
 			}
 			rf, te := x, math.Min(100, x+3*r.Float64())
-			l := runner.VerdictPartial
+			l := inspection.VerdictPartial
 			if math.Min(rf, te) >= 70 {
-				l = runner.VerdictPass
+				l = inspection.VerdictPass
 			} else if math.Min(rf, te) < 40 {
-				l = runner.VerdictFail
+				l = inspection.VerdictFail
 			}
 			rs[i] = judged{id: fmt.Sprintf("%s-%05d", prefix, i), light: l, deep: d, lightRF: rf, lightTE: te, deepScore: score(d)}
 		}
@@ -377,14 +378,14 @@ func TestWeakSystemRule(t *testing.T) {
 				continue
 			}
 			for i := 0; i < sz[0]; i++ {
-				d := runner.VerdictPass
+				d := inspection.VerdictPass
 				if i%2 == 1 {
-					d = runner.VerdictFail
+					d = inspection.VerdictFail
 				}
 				l := d
 				if i < sz[1] { // disagree
-					l = runner.VerdictFail
-					d = runner.VerdictPass
+					l = inspection.VerdictFail
+					d = inspection.VerdictPass
 				}
 				rs = append(rs, judged{id: fmt.Sprintf("%s-%03d", sys, i), system: sys, light: l, deep: d, lightRF: score(l), lightTE: score(l), deepScore: score(d)})
 			}
@@ -505,4 +506,4 @@ func TestTestedRulesStayQuietUnderTheNull(t *testing.T) {
 }
 
 // verdictOf is docs/DESIGN.md's verdict on a score without flags.
-func verdictOf(x float64) string { return Cuts{runner.FailBelow, runner.PassAt}.Verdict(x) }
+func verdictOf(x float64) string { return Cuts{inspection.FailBelow, inspection.PassAt}.Verdict(x) }

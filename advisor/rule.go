@@ -2,7 +2,7 @@ package advisor
 
 import (
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -82,7 +82,7 @@ func newFacts(in Input) *Facts {
 }
 
 // verdictOrder places the verdicts on fail < partial < pass.
-var verdictOrder = map[string]int{runner.VerdictFail: 0, runner.VerdictPartial: 1, runner.VerdictPass: 2}
+var verdictOrder = map[string]int{inspection.VerdictFail: 0, inspection.VerdictPartial: 1, inspection.VerdictPass: 2}
 
 // Fired reports whether the rule named name fired before the current one
 // (rules fire in table order).

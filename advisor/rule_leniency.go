@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -43,7 +43,7 @@ func leniencyFinding(cs []comparator.Comparison, l aggregate.Leniency, light sid
 	lenient := l.Direction == aggregate.Lenient
 	var runs, own, other []string
 	for _, c := range cs {
-		lp, dp := c.LightVerdict == runner.VerdictPass, c.DeepVerdict == runner.VerdictPass
+		lp, dp := c.LightVerdict == inspection.VerdictPass, c.DeepVerdict == inspection.VerdictPass
 		if lenient && lp && !dp || !lenient && dp && !lp {
 			runs = append(runs, c.RunID)
 			// The stricter side's summary says why the run does not pass.

@@ -6,12 +6,12 @@ import (
 	"math"
 	"sort"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Recalibration constants: the cross-validation folds and the fewest runs
 // the threshold rule looks at (two runs a fold). The search breaks ties
-// toward docs/DESIGN.md's lines, runner.FailBelow and runner.PassAt.
+// toward docs/DESIGN.md's lines, inspection.FailBelow and inspection.PassAt.
 const (
 	ThresholdFolds   = 10
 	ThresholdMinRuns = 2 * ThresholdFolds
@@ -37,11 +37,11 @@ type Cuts struct {
 func (c Cuts) Verdict(x float64) string {
 	switch {
 	case x >= c.PassAt:
-		return runner.VerdictPass
+		return inspection.VerdictPass
 	case x >= c.FailBelow:
-		return runner.VerdictPartial
+		return inspection.VerdictPartial
 	}
-	return runner.VerdictFail
+	return inspection.VerdictFail
 }
 
 // LightScore is the score the cuts read: min(runtime_fidelity,
@@ -73,9 +73,9 @@ func FitCuts(x []float64, deep []string) (c Cuts, matches int, ok bool) {
 		}
 		k := len(v) - 1
 		switch deep[i] {
-		case runner.VerdictPass:
+		case inspection.VerdictPass:
 			pass[k]++
-		case runner.VerdictPartial:
+		case inspection.VerdictPartial:
 			part[k]++
 		default:
 			fail[k]++
@@ -106,11 +106,11 @@ func FitCuts(x []float64, deep []string) (c Cuts, matches int, ok bool) {
 	bestM, bestD := -1, math.Inf(1)
 	var best Cuts
 	for j2 := 0; j2 < nv; j2++ { // j2 = nv (nothing passes) is never proposed
-		if g := F[j2] - P[j2]; g > bestG || (g == bestG && math.Abs(cut(j2)-runner.FailBelow) < math.Abs(cut(bestJ1)-runner.FailBelow)) {
+		if g := F[j2] - P[j2]; g > bestG || (g == bestG && math.Abs(cut(j2)-inspection.FailBelow) < math.Abs(cut(bestJ1)-inspection.FailBelow)) {
 			bestJ1, bestG = j2, g
 		}
 		m := bestG + P[j2] + S[nv] - S[j2]
-		d := math.Abs(cut(bestJ1)-runner.FailBelow) + math.Abs(cut(j2)-runner.PassAt)
+		d := math.Abs(cut(bestJ1)-inspection.FailBelow) + math.Abs(cut(j2)-inspection.PassAt)
 		if m > bestM || (m == bestM && d < bestD) {
 			bestM, bestD = m, d
 			best = Cuts{FailBelow: cut(bestJ1), PassAt: cut(j2)}

@@ -6,10 +6,10 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
-var verdicts3 = []string{runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass}
+var verdicts3 = []string{inspection.VerdictFail, inspection.VerdictPartial, inspection.VerdictPass}
 
 // bruteCuts tries every pair of candidate cuts.
 func bruteCuts(x []float64, deep []string) (int, float64) {

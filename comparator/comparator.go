@@ -92,7 +92,7 @@ func Compare(pairs []runner.Pair) []Comparison {
 	return out
 }
 
-func compareOne(light, deep runner.Inspection) Comparison {
+func compareOne(light, deep inspection.Inspection) Comparison {
 	c := Comparison{
 		RunID:                  light.RunID,
 		System:                 light.System,
@@ -155,12 +155,12 @@ func compareOne(light, deep runner.Inspection) Comparison {
 }
 
 // runFlags drops the flags about the inspector's own input
-// (runner.FlagInputTruncated): a prompt cut at one depth only is not a
+// (inspection.FlagInputTruncated): a prompt cut at one depth only is not a
 // finding about the run, so it must not make a false negative.
-func runFlags(fs []runner.Flag) []runner.Flag {
+func runFlags(fs []inspection.Flag) []inspection.Flag {
 	out := fs[:0:0]
 	for _, f := range fs {
-		if f.ID != runner.FlagInputTruncated {
+		if f.ID != inspection.FlagInputTruncated {
 			out = append(out, f)
 		}
 	}
@@ -183,7 +183,7 @@ func runFlags(fs []runner.Flag) []runner.Flag {
 // Deep flags are indexed by id and by folded description in queues kept
 // in deep order, so the matching costs O(n) map operations plus the final
 // sorts, O(n log n) for n flags (issue 13.3: it was O(n^2) string folds).
-func overlap(light, deep []runner.Flag) FlagOverlap {
+func overlap(light, deep []inspection.Flag) FlagOverlap {
 	usedL := make([]bool, len(light))
 	usedD := make([]bool, len(deep))
 	var o FlagOverlap
@@ -300,7 +300,7 @@ func (q *indexQueue) pop() int {
 	return i
 }
 
-func flagKey(f runner.Flag) string {
+func flagKey(f inspection.Flag) string {
 	if f.ID != "" {
 		return f.ID
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/evalcal/evalcal/runner"
 )
 
-func insp(verdict string, rf, te float64, flags ...runner.Flag) runner.Inspection {
-	return runner.Inspection{RunID: "r1", System: "sys", Verdict: verdict, RuntimeFidelity: rf, TaskEffectiveness: te, Flags: flags}
+func insp(verdict string, rf, te float64, flags ...inspection.Flag) inspection.Inspection {
+	return inspection.Inspection{RunID: "r1", System: "sys", Verdict: verdict, RuntimeFidelity: rf, TaskEffectiveness: te, Flags: flags}
 }
 
-func flag(id, sev, desc string) runner.Flag {
-	return runner.Flag{ID: id, Severity: sev, Description: desc}
+func flag(id, sev, desc string) inspection.Flag {
+	return inspection.Flag{ID: id, Severity: sev, Description: desc}
 }
 
 func typeOf(c Comparison) string {
@@ -27,7 +27,7 @@ func typeOf(c Comparison) string {
 func TestDisagreementTypePrecedence(t *testing.T) {
 	tests := []struct {
 		name        string
-		light, deep runner.Inspection
+		light, deep inspection.Inspection
 		want        string
 	}{
 		{"identical is agreement", insp("pass", 80, 75), insp("pass", 82, 74), ""},
@@ -54,12 +54,12 @@ func TestDisagreementTypePrecedence(t *testing.T) {
 }
 
 func TestFlagsMatchByIDThenByFoldedDescription(t *testing.T) {
-	light := []runner.Flag{
+	light := []inspection.Flag{
 		flag("missing-binding", "warning", "one thing"),
 		flag("", "info", "Output  Looks   EMPTY"),
 		flag("only-light", "info", "x"),
 	}
-	deep := []runner.Flag{
+	deep := []inspection.Flag{
 		flag("missing-binding", "critical", "another wording"),
 		flag("empty-output", "info", "output looks empty"),
 		flag("only-deep", "warning", "y"),
@@ -77,7 +77,7 @@ func TestFlagsMatchByIDThenByFoldedDescription(t *testing.T) {
 }
 
 func TestDifferentIDsNeverMatchOnDescription(t *testing.T) {
-	got := overlap([]runner.Flag{flag("a", "info", "same")}, []runner.Flag{flag("b", "info", "same")})
+	got := overlap([]inspection.Flag{flag("a", "info", "same")}, []inspection.Flag{flag("b", "info", "same")})
 	if len(got.Both) != 0 || len(got.LightOnly) != 1 || len(got.DeepOnly) != 1 {
 		t.Errorf("flags with different ids matched: %+v", got)
 	}
@@ -125,9 +125,9 @@ func TestCompareKeepsTheRunsMetadata(t *testing.T) {
 // A prompt cut at one depth only is about the judge's input, not the run:
 // no false negative.
 func TestCompareIgnoresTheInputTruncatedFlag(t *testing.T) {
-	light := runner.Inspection{RunID: "r", Verdict: runner.VerdictPass, RuntimeFidelity: 80, TaskEffectiveness: 80}
+	light := inspection.Inspection{RunID: "r", Verdict: inspection.VerdictPass, RuntimeFidelity: 80, TaskEffectiveness: 80}
 	deep := light
-	deep.Flags = []runner.Flag{{ID: runner.FlagInputTruncated, Severity: runner.SeverityInfo, Description: "cut"}}
+	deep.Flags = []inspection.Flag{{ID: inspection.FlagInputTruncated, Severity: inspection.SeverityInfo, Description: "cut"}}
 	c := Compare([]runner.Pair{{Light: light, Deep: deep}})[0]
 	if c.DisagreementType != nil || len(c.FlagOverlap.DeepOnly) != 0 {
 		t.Errorf("disagreement %v, deep only %v", c.DisagreementType, c.FlagOverlap.DeepOnly)

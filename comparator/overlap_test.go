@@ -8,16 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/evalcal/evalcal/runner"
 )
 
 // overlapQuadratic is the flag matching as it was before issue 13.3, kept
 // verbatim as the reference the indexed overlap must agree with: each
 // light flag scans every deep flag, by id first, then by folded
 // description.
-func overlapQuadratic(light, deep []runner.Flag) FlagOverlap {
+func overlapQuadratic(light, deep []inspection.Flag) FlagOverlap {
 	usedL := make([]bool, len(light))
 	usedD := make([]bool, len(deep))
 	var o FlagOverlap
@@ -76,13 +75,13 @@ func overlapQuadratic(light, deep []runner.Flag) FlagOverlap {
 // case and spacing variants of one another, and blank ones) and
 // severities, so that repeated ids, shared descriptions, id-less flags and
 // flags with an id and a shared description all occur often.
-func randomFlags(r *rand.Rand, n int) []runner.Flag {
+func randomFlags(r *rand.Rand, n int) []inspection.Flag {
 	ids := []string{"", "", "", "a", "b", "c"}
 	descs := []string{"", "  ", "Output empty", "output  EMPTY ", " output empty", "binding missing", "Binding Missing", "x"}
-	sevs := []string{runner.SeverityInfo, runner.SeverityWarning, runner.SeverityCritical}
-	fs := make([]runner.Flag, n)
+	sevs := []string{inspection.SeverityInfo, inspection.SeverityWarning, inspection.SeverityCritical}
+	fs := make([]inspection.Flag, n)
 	for i := range fs {
-		fs[i] = runner.Flag{ID: ids[r.IntN(len(ids))], Description: descs[r.IntN(len(descs))], Severity: sevs[r.IntN(len(sevs))]}
+		fs[i] = inspection.Flag{ID: ids[r.IntN(len(ids))], Description: descs[r.IntN(len(descs))], Severity: sevs[r.IntN(len(sevs))]}
 	}
 	return fs
 }
@@ -103,14 +102,14 @@ func TestOverlapAgreesWithTheQuadraticMatching(t *testing.T) {
 // idlessFlags is the attack of issue 13.3: n flags without ids and with
 // distinct descriptions, so every light flag had to scan every deep one.
 // Every other deep flag shares its description with a light flag.
-func idlessFlags(n int) (light, deep []runner.Flag) {
+func idlessFlags(n int) (light, deep []inspection.Flag) {
 	for i := range n {
-		light = append(light, runner.Flag{Severity: runner.SeverityInfo, Description: "light finding " + strconv.Itoa(i)})
+		light = append(light, inspection.Flag{Severity: inspection.SeverityInfo, Description: "light finding " + strconv.Itoa(i)})
 		d := "deep finding " + strconv.Itoa(i)
 		if i%2 == 0 {
 			d = "LIGHT  finding " + strconv.Itoa(i)
 		}
-		deep = append(deep, runner.Flag{Severity: runner.SeverityWarning, Description: d})
+		deep = append(deep, inspection.Flag{Severity: inspection.SeverityWarning, Description: d})
 	}
 	return light, deep
 }

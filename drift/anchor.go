@@ -10,9 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/evalcal/evalcal/inspection"
 	"gopkg.in/yaml.v3"
-
-	"github.com/evalcal/evalcal/runner"
 )
 
 // AnchorSchemaVersion is the version of the anchor document's layout. It
@@ -275,7 +274,7 @@ func checkRuns(a *Anchors, lines []int, name string) error {
 // check accepts a verdict of fail, partial or pass and scores in 0..100.
 func (o Observation) check() error {
 	switch o.Verdict {
-	case runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass:
+	case inspection.VerdictFail, inspection.VerdictPartial, inspection.VerdictPass:
 	default:
 		return fmt.Errorf("verdict: %q, want fail, partial or pass", o.Verdict)
 	}

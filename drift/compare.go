@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -18,14 +18,14 @@ type Observation struct {
 }
 
 // passes reports whether the verdict is at the pass line.
-func (o Observation) passes() bool { return o.Verdict == runner.VerdictPass }
+func (o Observation) passes() bool { return o.Verdict == inspection.VerdictPass }
 
 // verdictIndex orders fail < partial < pass for kappa.
 func verdictIndex(v string) int {
 	switch v {
-	case runner.VerdictPass:
+	case inspection.VerdictPass:
 		return 2
-	case runner.VerdictPartial:
+	case inspection.VerdictPartial:
 		return 1
 	}
 	return 0

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // simJudge is a simulated judge over anchor runs: each run has a verdict
@@ -45,21 +45,21 @@ func newSimJudge(rng *rand.Rand, n int, borderline float64) *simJudge {
 		default:
 			j.pass[i] = 0
 		}
-		j.notPass[i] = runner.VerdictFail
+		j.notPass[i] = inspection.VerdictFail
 		if rng.IntN(2) == 0 {
-			j.notPass[i] = runner.VerdictPartial
+			j.notPass[i] = inspection.VerdictPartial
 		}
 		j.score[i] = 30 + 55*j.pass[i]
-		usual := runner.VerdictPass
+		usual := inspection.VerdictPass
 		if j.pass[i] < 0.5 {
 			usual = j.notPass[i]
 		}
 		if rng.Float64() < 0.2 {
 			// deep disagrees: one step away
-			if usual == runner.VerdictPass {
-				usual = runner.VerdictPartial
+			if usual == inspection.VerdictPass {
+				usual = inspection.VerdictPartial
 			} else {
-				usual = runner.VerdictPass
+				usual = inspection.VerdictPass
 			}
 		}
 		j.deep[i] = Observation{Verdict: usual, RuntimeFidelity: j.score[i], TaskEffectiveness: j.score[i]}
@@ -71,7 +71,7 @@ func newSimJudge(rng *rand.Rand, n int, borderline float64) *simJudge {
 func (j *simJudge) call(rng *rand.Rand, i int, lenient bool) Observation {
 	v := j.notPass[i]
 	if lenient || rng.Float64() < j.pass[i] {
-		v = runner.VerdictPass
+		v = inspection.VerdictPass
 	}
 	s := j.score[i]
 	if lenient {

@@ -59,7 +59,7 @@ const (
 // Cuts are the verdict lines on a 0-100 score: a run fails under
 // FailBelow, passes at PassAt or above, and is partial in between
 // (README.md, "Inspectors": the builtin rule; the same lines as
-// runner.FailBelow and runner.PassAt).
+// inspection.FailBelow and inspection.PassAt).
 type Cuts struct {
 	FailBelow float64
 	PassAt    float64

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 func ptr(f float64) *float64 { return &f }
 
 func TestDefaultCutsAreTheRunnersVerdictLines(t *testing.T) {
-	if DefaultCuts.FailBelow != runner.FailBelow || DefaultCuts.PassAt != runner.PassAt {
-		t.Fatalf("DefaultCuts = %+v, runner has %v and %v", DefaultCuts, runner.FailBelow, runner.PassAt)
+	if DefaultCuts.FailBelow != inspection.FailBelow || DefaultCuts.PassAt != inspection.PassAt {
+		t.Fatalf("DefaultCuts = %+v, runner has %v and %v", DefaultCuts, inspection.FailBelow, inspection.PassAt)
 	}
-	for _, v := range []string{runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass} {
+	for _, v := range []string{inspection.VerdictFail, inspection.VerdictPartial, inspection.VerdictPass} {
 		if !knownVerdict(v) {
 			t.Errorf("runner verdict %q unknown to escalate", v)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Precision is how many digits the document encoder writes for a floating
@@ -19,8 +19,8 @@ import (
 // The rule, in order (the first that applies wins):
 //
 //  1. A number inside a value of one of the types in exactTypes (per-run
-//     input data echoed in the report: runner.Inspection, runner.Cost,
-//     runner.Usage, comparator.Comparison, comparator.Scores, the
+//     input data echoed in the report: inspection.Inspection, inspection.Cost,
+//     inspection.Usage, comparator.Comparison, comparator.Scores, the
 //     report's Inputs and Inclusion probabilities) is Exact, so that
 //     merge, which recomputes every statistic from the per-run data,
 //     stays exact.
@@ -205,9 +205,9 @@ var exactTypes = map[reflect.Type]bool{
 	// the estimates from.
 	reflect.TypeFor[Inputs]():                true,
 	reflect.TypeFor[Inclusion]():             true,
-	reflect.TypeFor[runner.Inspection]():     true,
-	reflect.TypeFor[runner.Cost]():           true,
-	reflect.TypeFor[runner.Usage]():          true,
+	reflect.TypeFor[inspection.Inspection](): true,
+	reflect.TypeFor[inspection.Cost]():       true,
+	reflect.TypeFor[inspection.Usage]():      true,
 	reflect.TypeFor[comparator.Comparison](): true,
 	reflect.TypeFor[comparator.Scores]():     true,
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician/aggregate"
@@ -79,9 +80,9 @@ type Report struct {
 	Inclusion []Inclusion `yaml:"inclusion,omitempty" json:"inclusion,omitempty"`
 	// Repeats lists each run's repeated verdicts and scores (--repeat K >
 	// 1); absent otherwise.
-	Repeats  []RunRepeats     `yaml:"repeats,omitempty" json:"repeats,omitempty"`
-	Failures []runner.Failure `yaml:"failures" json:"failures"`
-	Sample   Sample           `yaml:"sample" json:"sample"`
+	Repeats  []RunRepeats         `yaml:"repeats,omitempty" json:"repeats,omitempty"`
+	Failures []inspection.Failure `yaml:"failures" json:"failures"`
+	Sample   Sample               `yaml:"sample" json:"sample"`
 }
 
 // Summary is the report's answer in a few fields and one sentence.

@@ -8,9 +8,9 @@ import (
 )
 
 // Transitional alias: the domain types moved to package inspection; these
-// names keep the packages that still say runner.X compiling until they
-// move (programs/llm, programs/importers, programs/exec, calibrate,
-// comparator, advisor, report). New code uses inspection.X.
+// names keep the code that still says runner.X (calibrate, cmd/evalcal,
+// programs/saved's tests and runner's own files) compiling until it
+// moves. New code uses inspection.X.
 type (
 	Depth        = inspection.Depth
 	Inspection   = inspection.Inspection

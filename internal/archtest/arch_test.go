@@ -205,18 +205,15 @@ func TestDomainIsALeaf(t *testing.T) {
 }
 
 // The inspectors in programs/ speak the domain's protocol, not the
-// scheduler's: no program imports runner (a program importing runner's
-// transitional aliases is listed in allowRunner until it moves), and the
-// spec registry imports only the domain. Only programs/all lists the
+// scheduler's: no program imports runner, and the spec registry imports
+// only the domain. Only programs/all lists the
 // programs, and cmd/evalcal reaches them only through it (it may import
 // programs/llm for the generation parameters' range checks).
 func TestProgramsUseTheDomainNotTheScheduler(t *testing.T) {
-	// Transitional: these still say runner.X through runner's aliases.
-	allowRunner := map[string]bool{"programs/llm": true, "programs/importers": true, "programs/exec": true}
 	for dir, paths := range imports(t) {
 		for _, path := range paths {
 			switch {
-			case strings.HasPrefix(dir, "programs/") && path == module+"/runner" && !allowRunner[dir]:
+			case strings.HasPrefix(dir, "programs/") && path == module+"/runner":
 				t.Errorf("%s imports runner: a program uses package inspection", dir)
 			case dir == "programs/spec" && strings.HasPrefix(path, module+"/") && path != module+"/inspection":
 				t.Errorf("programs/spec imports %s: the registry knows only the domain", path)

@@ -3,11 +3,12 @@ package builtin
 import (
 	"context"
 	"errors"
-	"github.com/evalcal/evalcal/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/evalcal/evalcal/internal/testutil"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -249,7 +250,7 @@ func TestInspectRejectsBadInput(t *testing.T) {
 	if _, err := in.Inspect(context.Background(), r, "medium"); err == nil || !strings.Contains(err.Error(), `unknown depth "medium"`) {
 		t.Errorf("bad depth: err = %v", err)
 	}
-	if _, err := in.Inspect(context.Background(), inspection.Run{ID: "s", Era: sampler.EraSaved}, inspection.Light); err == nil {
+	if _, err := in.Inspect(context.Background(), inspection.Run{ID: "s", Era: inspection.EraSaved}, inspection.Light); err == nil {
 		t.Error("a run without a directory was inspected")
 	}
 	gone := r

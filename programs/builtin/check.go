@@ -103,7 +103,7 @@ func (c *check) loadManifest() {
 	for _, o := range man.Outputs {
 		c.outputs[o.Service] = append(c.outputs[o.Service], o.Path)
 	}
-	if len(man.Services) == 0 && c.run.Era == sampler.EraStateMDv1 {
+	if len(man.Services) == 0 && c.run.Era == inspection.EraStateMDv1 {
 		// Without a readable program, a v1 service owes bindings/{name}.md.
 		for _, s := range c.run.ServicesDeclared {
 			c.outputs[s] = append(c.outputs[s], "bindings/"+s+".md")
@@ -111,7 +111,7 @@ func (c *check) loadManifest() {
 	}
 }
 
-func (c *check) completedRun() bool { return c.run.Status == sampler.StatusCompleted }
+func (c *check) completedRun() bool { return c.run.Status == inspection.StatusCompleted }
 
 // logEvidence is the log file with a line when the deep pass read one.
 func (c *check) logEvidence(line int) string {
@@ -126,7 +126,7 @@ func (c *check) logEvidence(line int) string {
 
 func (c *check) checkOutcome() {
 	switch c.run.Status {
-	case sampler.StatusFailed:
+	case inspection.StatusFailed:
 		msg, line := "", 0
 		if t := c.log.Terminator; t != nil {
 			msg, line = t.Message, t.Line
@@ -139,7 +139,7 @@ func (c *check) checkOutcome() {
 			d += ": " + msg
 		}
 		c.flag(inspection.FlagRunFailed, d, c.logEvidence(line))
-	case sampler.StatusIncomplete:
+	case inspection.StatusIncomplete:
 		c.flag(inspection.FlagRunIncomplete, "the log has neither ---end nor ---error: the run stopped or is still running", c.logEvidence(c.log.Lines))
 	}
 }

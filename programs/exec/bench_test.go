@@ -3,7 +3,6 @@ package execinspector_test
 import (
 	"context"
 	"fmt"
-	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -12,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/internal/testutil"
+
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // BenchmarkSchedule50ms is issue 12.4's case: 200 runs through the runner
@@ -84,9 +85,9 @@ func benchSchedule(b *testing.B, prog string) {
 	)
 	b.Setenv("EVALCAL_TEST_DELAY", "0.05")
 	dir := b.TempDir()
-	runs := make([]sampler.Run, n)
+	runs := make([]inspection.Run, n)
 	for i := range runs {
-		runs[i] = sampler.Run{ID: fmt.Sprintf("run-%03d", i), Path: dir, System: "s", Valid: true,
+		runs[i] = inspection.Run{ID: fmt.Sprintf("run-%03d", i), Path: dir, System: "s", Valid: true,
 			ContentHash: fmt.Sprintf("%064x", i+1)}
 	}
 	for _, tt := range []struct {
@@ -188,14 +189,14 @@ func BenchmarkInspect(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run := sampler.Run{ID: "r", Path: b.TempDir()}
+	run := inspection.Run{ID: "r", Path: b.TempDir()}
 	s0, c0 := testutil.CPUTimes()
 	in, err := execinspector.New(p + " {run} {depth}")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+		if _, err := in.Inspect(context.Background(), run, inspection.Light); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -102,10 +102,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/shlex"
-
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // Limits on what is kept of the program's output.
@@ -172,7 +170,7 @@ func (in *Inspector) Identity() string {
 //
 // A program that cannot be found or is not executable, or that exits
 // with status 127 (a shell's "command not found"), is a misconfiguration
-// every call would hit: the error is runner.Fatal and the run stops. A
+// every call would hit: the error is inspection.Fatal and the run stops. A
 // program that prints something that is not a valid inspection (bad
 // JSON, a score outside 0..100, an unknown verdict) or more than
 // MaxStdout bytes fails permanently: running it again would give the
@@ -180,14 +178,14 @@ func (in *Inspector) Identity() string {
 // runner retries). Every failure carries the last StderrTail bytes of
 // stderr. A run without a directory (saved inspections) fails
 // permanently.
-func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+func (in *Inspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	if run.Path == "" {
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("exec inspector: run %s has no directory", run.ID))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("exec inspector: run %s has no directory", run.ID))
 	}
 	dir := RunPath(run.Path)
-	repeat := strconv.Itoa(runner.RepeatOf(ctx))
+	repeat := strconv.Itoa(inspection.RepeatOf(ctx))
 	if i := codeArgument(in.args); i >= 0 && strings.Contains(in.args[i], "{run}") && !shellSafe(dir) {
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("exec inspector: run %s: its directory %q holds characters "+
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("exec inspector: run %s: its directory %q holds characters "+
 			"code would interpret, and {run} is pasted into the code %s runs (%q): refused; read the path from the environment "+
 			`instead, e.g. sh -c '... "$EVALCAL_RUN" ...'`, run.ID, dir, filepath.Base(in.args[0]), in.args[i]))
 	}
@@ -207,9 +205,9 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 	if err != nil {
 		err = fail(fmt.Errorf("start %s: %w", argv[0], err))
 		if missingProgram(err) {
-			return runner.Inspection{}, fatal(err)
+			return inspection.Inspection{}, fatal(err)
 		}
-		return runner.Inspection{}, runner.Permanent(err)
+		return inspection.Inspection{}, inspection.Permanent(err)
 	}
 
 	// The reaper is released when the Inspector is collected: not while
@@ -227,36 +225,36 @@ func (in *Inspector) Inspect(ctx context.Context, run sampler.Run, depth runner.
 		err = fail(fmt.Errorf("start %s: %w", argv[0], err))
 		switch {
 		case missingProgram(err):
-			return runner.Inspection{}, fatal(err)
+			return inspection.Inspection{}, fatal(err)
 		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.ENOMEM), errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
-			return runner.Inspection{}, err // out of processes or files for now: worth a retry
+			return inspection.Inspection{}, err // out of processes or files for now: worth a retry
 		}
-		return runner.Inspection{}, runner.Permanent(err)
+		return inspection.Inspection{}, inspection.Permanent(err)
 	case err != nil:
 		// The reaper was lost: the call may well work again.
-		return runner.Inspection{}, fail(err)
+		return inspection.Inspection{}, fail(err)
 	}
 	if res.left > 0 {
 		stderr.note(fmt.Sprintf("evalcal: %d processes of this call could not be killed", res.left))
 	}
 	switch {
 	case stdout.overflow:
-		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("killed: %w", errStdoutTooLong)))
+		return inspection.Inspection{}, inspection.Permanent(fail(fmt.Errorf("killed: %w", errStdoutTooLong)))
 	case ctx.Err() != nil:
 		// Killed by us: say why, keep the context error for the runner.
-		return runner.Inspection{}, fail(fmt.Errorf("killed process group: %w", ctx.Err()))
+		return inspection.Inspection{}, fail(fmt.Errorf("killed process group: %w", ctx.Err()))
 	case res.status != 0:
 		ee := &exitError{status: res.status}
 		if ee.exitCode() == exitCommandNotFound {
-			return runner.Inspection{}, fatal(fail(fmt.Errorf("%w (command not found)", ee)))
+			return inspection.Inspection{}, fatal(fail(fmt.Errorf("%w (command not found)", ee)))
 		}
-		return runner.Inspection{}, fail(ee)
+		return inspection.Inspection{}, fail(ee)
 	}
 	// A clean exit stands even when a descendant held the output open
 	// past waitDelay: the answer it printed is complete.
-	insp, err := runner.ParseInspection(stdout.Bytes())
+	insp, err := inspection.ParseInspection(stdout.Bytes())
 	if err != nil {
-		return runner.Inspection{}, runner.Permanent(fail(fmt.Errorf("stdout: %w", err)))
+		return inspection.Inspection{}, inspection.Permanent(fail(fmt.Errorf("stdout: %w", err)))
 	}
 	return insp, nil
 }
@@ -301,7 +299,7 @@ func RunPath(p string) string {
 
 // fatal marks err both fatal and permanent, so that a runner which does
 // not stop on fatal errors at least does not retry it.
-func fatal(err error) error { return runner.Fatal(runner.Permanent(err)) }
+func fatal(err error) error { return inspection.Fatal(inspection.Permanent(err)) }
 
 // missingProgram reports whether a start error means the program is not
 // there to run: not found on PATH, no such file, not executable.
@@ -373,4 +371,4 @@ func (b *tailBuffer) String() string {
 	return string(bytes.ToValidUTF8(tail, []byte("?")))
 }
 
-var _ runner.Inspector = (*Inspector)(nil)
+var _ inspection.Inspector = (*Inspector)(nil)

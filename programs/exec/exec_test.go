@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/evalcal/evalcal/inspection"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // script returns the absolute path of a test inspector in testdata.
@@ -47,15 +47,15 @@ func newInspector(t *testing.T, command string) *execinspector.Inspector {
 	return in
 }
 
-func testRuns(t *testing.T, n int) []sampler.Run {
+func testRuns(t *testing.T, n int) []inspection.Run {
 	t.Helper()
-	runs := make([]sampler.Run, n)
+	runs := make([]inspection.Run, n)
 	for i := range runs {
 		dir := filepath.Join(t.TempDir(), "20260101-000000-abc"+strconv.Itoa(i))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		runs[i] = sampler.Run{ID: filepath.Base(dir), Path: dir, System: "s", Valid: true}
+		runs[i] = inspection.Run{ID: filepath.Base(dir), Path: dir, System: "s", Valid: true}
 	}
 	return runs
 }
@@ -63,15 +63,15 @@ func testRuns(t *testing.T, n int) []sampler.Run {
 func TestInspectSubstitutesRunAndDepthAndParsesStdout(t *testing.T) {
 	in := newInspector(t, "'"+script(t, "good.sh")+"' {run} {depth}")
 	run := testRuns(t, 1)[0]
-	got, err := in.Inspect(context.Background(), run, runner.Deep)
+	got, err := in.Inspect(context.Background(), run, inspection.Deep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := runner.Inspection{RunID: run.ID, System: "good-system", Depth: runner.Deep,
-		RuntimeFidelity: 60.5, TaskEffectiveness: 45, Verdict: runner.VerdictPartial,
-		Flags: []runner.Flag{{ID: "missing-binding", Severity: runner.SeverityWarning,
+	want := inspection.Inspection{RunID: run.ID, System: "good-system", Depth: inspection.Deep,
+		RuntimeFidelity: 60.5, TaskEffectiveness: 45, Verdict: inspection.VerdictPartial,
+		Flags: []inspection.Flag{{ID: "missing-binding", Severity: inspection.SeverityWarning,
 			Description: "binding absent", Evidence: "bindings/x.md"}},
-		Summary: "checked", Cost: runner.Cost{Seconds: 0.01}}
+		Summary: "checked", Cost: inspection.Cost{Seconds: 0.01}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -98,8 +98,8 @@ func TestIdentityIsAHashOfTheCommand(t *testing.T) {
 
 func TestInspectFailsPermanentlyForRunWithoutDirectory(t *testing.T) {
 	in := newInspector(t, script(t, "good.sh")+" {run} {depth}")
-	_, err := in.Inspect(context.Background(), sampler.Run{ID: "saved-1", Era: sampler.EraSaved}, runner.Light)
-	if !runner.IsPermanent(err) {
+	_, err := in.Inspect(context.Background(), inspection.Run{ID: "saved-1", Era: inspection.EraSaved}, inspection.Light)
+	if !inspection.IsPermanent(err) {
 		t.Errorf("err = %v, want a permanent error", err)
 	}
 }
@@ -111,7 +111,7 @@ func TestRunnerStopsOnAMissingProgram(t *testing.T) {
 	in := newInspector(t, path+" {run} {depth}")
 	_, err := runner.Run(context.Background(), testRuns(t, 4), in, runner.Options{Jobs: 2, Retries: 1, Timeout: 10 * time.Second})
 	var stop *runner.StopError
-	if !errors.As(err, &stop) || stop.Side != runner.Light || !strings.Contains(err.Error(), "no_such_inspector.sh") {
+	if !errors.As(err, &stop) || stop.Side != inspection.Light || !strings.Contains(err.Error(), "no_such_inspector.sh") {
 		t.Fatalf("err %v, want a stop of the light side naming the program", err)
 	}
 }
@@ -212,9 +212,9 @@ func TestTimeoutKillsTheWholeProcessGroupFast(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := in.Inspect(ctx, testRuns(t, 1)[0], runner.Light)
+	_, err := in.Inspect(ctx, testRuns(t, 1)[0], inspection.Light)
 	elapsed := time.Since(start)
-	if !errors.Is(err, context.DeadlineExceeded) || runner.IsPermanent(err) {
+	if !errors.Is(err, context.DeadlineExceeded) || inspection.IsPermanent(err) {
 		t.Errorf("err = %v, want a transient deadline error", err)
 	}
 	if elapsed > 2*time.Second {
@@ -251,8 +251,8 @@ func TestCleanExitLeavingAChildKeepsTheAnswerAndKillsTheChild(t *testing.T) {
 	in := newInspector(t, script(t, "leaves_child.sh"))
 	state := os.Getenv("EVALCAL_TEST_STATE")
 	start := time.Now()
-	got, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light)
-	if err != nil || got.Verdict != runner.VerdictPass {
+	got, err := in.Inspect(context.Background(), testRuns(t, 1)[0], inspection.Light)
+	if err != nil || got.Verdict != inspection.VerdictPass {
 		t.Fatalf("got %+v, %v; want the pass it printed", got, err)
 	}
 	if el := time.Since(start); el > 5*time.Second {

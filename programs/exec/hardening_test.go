@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // Issue 13.4: `exec:cat /dev/zero` grew to 2.9 GB in 6 s, because
@@ -32,10 +32,10 @@ func TestStdoutFloodIsKilledAtTheLimitWithMemoryBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	_, err = in.Inspect(ctx, testRuns(t, 1)[0], runner.Light)
+	_, err = in.Inspect(ctx, testRuns(t, 1)[0], inspection.Light)
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
-	if !runner.IsPermanent(err) || !strings.Contains(err.Error(), "stdout longer than 16777216 bytes") {
+	if !inspection.IsPermanent(err) || !strings.Contains(err.Error(), "stdout longer than 16777216 bytes") {
 		t.Errorf("err = %v, want a permanent stdout-too-long error", err)
 	}
 	if ctx.Err() != nil || elapsed > 5*time.Second {
@@ -50,8 +50,8 @@ func TestStdoutFloodIsKilledAtTheLimitWithMemoryBounded(t *testing.T) {
 // Issue 13.4: a 20 MB answer was accepted.
 func TestTwentyMegabyteAnswerIsRejected(t *testing.T) {
 	in := newInspector(t, script(t, "big_answer.sh"))
-	_, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light)
-	if !runner.IsPermanent(err) || !strings.Contains(err.Error(), "stdout longer than 16777216 bytes") {
+	_, err := in.Inspect(context.Background(), testRuns(t, 1)[0], inspection.Light)
+	if !inspection.IsPermanent(err) || !strings.Contains(err.Error(), "stdout longer than 16777216 bytes") {
 		t.Errorf("err = %v, want a permanent stdout-too-long error", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestRelativeRunPathsReachTheProgramDotSlashPrefixed(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := newInspector(t, echo+" {run}")
-		got, err := in.Inspect(context.Background(), sampler.Run{ID: "r", Path: name}, runner.Light)
+		got, err := in.Inspect(context.Background(), inspection.Run{ID: "r", Path: name}, inspection.Light)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestRelativeRunPathsReachTheProgramDotSlashPrefixed(t *testing.T) {
 	}
 }
 
-// A missing program is a misconfiguration: runner.Fatal, so the run stops
+// A missing program is a misconfiguration: inspection.Fatal, so the run stops
 // at once with one line (issue 8.4), whether evalcal or a shell finds it
 // missing.
 func TestMissingProgramIsFatal(t *testing.T) {
@@ -111,14 +111,14 @@ func TestMissingProgramIsFatal(t *testing.T) {
 		{script(t, "not_found.sh") + " {run}", "exit status 127 (command not found)"},
 	} {
 		in := newInspector(t, tt.command)
-		_, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light)
-		if !runner.IsFatal(err) || !runner.IsPermanent(err) || !strings.Contains(err.Error(), tt.want) {
+		_, err := in.Inspect(context.Background(), testRuns(t, 1)[0], inspection.Light)
+		if !inspection.IsFatal(err) || !inspection.IsPermanent(err) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want a fatal error saying %q", tt.command, err, tt.want)
 		}
 	}
 	// A program that merely fails is not fatal.
 	in := newInspector(t, script(t, "crash.sh"))
-	if _, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light); err == nil || runner.IsFatal(err) {
+	if _, err := in.Inspect(context.Background(), testRuns(t, 1)[0], inspection.Light); err == nil || inspection.IsFatal(err) {
 		t.Errorf("crash.sh: err = %v, want a non-fatal failure", err)
 	}
 }
@@ -178,7 +178,7 @@ func TestNoDescendantSurvivesACall(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
 			defer cancel()
 			start := time.Now()
-			_, err := in.Inspect(ctx, testRuns(t, 1)[0], runner.Light)
+			_, err := in.Inspect(ctx, testRuns(t, 1)[0], inspection.Light)
 			if tt.timeout == time.Minute && err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestEvalcalDoesNotBecomeASubreaper(t *testing.T) {
 		t.Skip("Linux only")
 	}
 	in := newInspector(t, script(t, "good.sh")+" {run} {depth}")
-	if _, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light); err != nil {
+	if _, err := in.Inspect(context.Background(), testRuns(t, 1)[0], inspection.Light); err != nil {
 		t.Fatal(err)
 	}
 	if isSubreaper(t) {
@@ -255,7 +255,7 @@ func TestHelperInspectAndHang(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = in.Inspect(context.Background(), sampler.Run{ID: "r", Path: os.Getenv("EVALCAL_TEST_STATE")}, runner.Light)
+	_, _ = in.Inspect(context.Background(), inspection.Run{ID: "r", Path: os.Getenv("EVALCAL_TEST_STATE")}, inspection.Light)
 }
 
 // When evalcal is killed with SIGKILL mid-call, the reaper sees its
@@ -312,8 +312,8 @@ func leftoversIn(state string) []string {
 // or without the reaper in between.
 func TestProgramKilledByASignalIsTransient(t *testing.T) {
 	in := newInspector(t, script(t, "killed.sh"))
-	_, err := in.Inspect(context.Background(), testRuns(t, 1)[0], runner.Light)
-	if err == nil || runner.IsPermanent(err) || !strings.Contains(err.Error(), "signal: killed") ||
+	_, err := in.Inspect(context.Background(), testRuns(t, 1)[0], inspection.Light)
+	if err == nil || inspection.IsPermanent(err) || !strings.Contains(err.Error(), "signal: killed") ||
 		!strings.Contains(err.Error(), "about to die") {
 		t.Errorf("err = %v, want a transient 'signal: killed' with the stderr tail", err)
 	}
@@ -336,15 +336,15 @@ func TestRunNameIsNeverShellCode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := sampler.Run{ID: "pwned", Path: dir, System: "s"}
+	run := inspection.Run{ID: "pwned", Path: dir, System: "s"}
 	for _, cmd := range []string{
 		`sh -c 'cat {run}/answer.json'`,
 		`bash -ec 'ls {run} >/dev/null 2>&1; true'`,
 		`env LC_ALL=C sh -c 'test -d {run}'`,
 	} {
 		in := newInspector(t, cmd)
-		_, err := in.Inspect(context.Background(), run, runner.Light)
-		if !runner.IsPermanent(err) || runner.IsFatal(err) || !strings.Contains(err.Error(), "EVALCAL_RUN") {
+		_, err := in.Inspect(context.Background(), run, inspection.Light)
+		if !inspection.IsPermanent(err) || inspection.IsFatal(err) || !strings.Contains(err.Error(), "EVALCAL_RUN") {
 			t.Errorf("%s: %v, want a permanent refusal naming EVALCAL_RUN", cmd, err)
 		}
 		if _, serr := os.Stat(filepath.Join(work, "PWNED")); serr == nil {
@@ -352,7 +352,7 @@ func TestRunNameIsNeverShellCode(t *testing.T) {
 		}
 	}
 	in := newInspector(t, `sh -c 'cat "$EVALCAL_RUN/answer.json"'`)
-	if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+	if _, err := in.Inspect(context.Background(), run, inspection.Light); err != nil {
 		t.Errorf("reading $EVALCAL_RUN: %v", err)
 	}
 	if _, serr := os.Stat(filepath.Join(work, "PWNED")); serr == nil {

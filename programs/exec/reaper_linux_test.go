@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // introspection is what introspect.sh reports of how it was run.
 type introspection map[string]string
 
-func introspect(t *testing.T, in *execinspector.Inspector, run sampler.Run) introspection {
+func introspect(t *testing.T, in *execinspector.Inspector, run inspection.Run) introspection {
 	t.Helper()
-	got, err := in.Inspect(context.Background(), run, runner.Light)
+	got, err := in.Inspect(context.Background(), run, inspection.Light)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestOneReaperStartsEveryCallOfAnInspector(t *testing.T) {
 		t.Fatalf("pairs %d, failures %v, err %v", len(res.Pairs), res.Failures, err)
 	}
 	for _, p := range res.Pairs {
-		for _, insp := range []runner.Inspection{p.Light, p.Deep} {
+		for _, insp := range []inspection.Inspection{p.Light, p.Deep} {
 			if got := parseIntrospection(t, insp.Summary)["ppid"]; got != reaper {
 				t.Errorf("%s %s: parent %s, want the one reaper %s", p.Run.ID, insp.Depth, got, reaper)
 			}
@@ -109,11 +109,11 @@ func TestProgramRunsInEvalcalsWorkingDirectoryAtCallTime(t *testing.T) {
 	in := newInspector(t, script(t, "introspect.sh"))
 	first, second := t.TempDir(), t.TempDir()
 	t.Chdir(first)
-	if got := introspect(t, in, sampler.Run{ID: "r", Path: "."})["pwd"]; got != first {
+	if got := introspect(t, in, inspection.Run{ID: "r", Path: "."})["pwd"]; got != first {
 		t.Errorf("pwd %s, want %s", got, first)
 	}
 	t.Chdir(second)
-	if got := introspect(t, in, sampler.Run{ID: "r", Path: "."})["pwd"]; got != second {
+	if got := introspect(t, in, inspection.Run{ID: "r", Path: "."})["pwd"]; got != second {
 		t.Errorf("after chdir: pwd %s, want %s", got, second)
 	}
 }
@@ -161,13 +161,13 @@ func TestProcessCarryingItsCallDiesWithItsCall(t *testing.T) {
 			var wg sync.WaitGroup
 			defer wg.Wait()
 			defer cancel()
-			wg.Go(func() { _, _ = in.Inspect(ctx, testRuns(t, 1)[0], runner.Deep) })
+			wg.Go(func() { _, _ = in.Inspect(ctx, testRuns(t, 1)[0], inspection.Deep) })
 			waitForPID(t, state, "hang.pid.")
 			run := testRuns(t, 1)[0]
 			if err := os.WriteFile(filepath.Join(run.Path, "keep"), []byte(keep), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+			if _, err := in.Inspect(context.Background(), run, inspection.Light); err != nil {
 				t.Fatal(err)
 			}
 			if pid := waitForPID(t, state, "stray.pid."); alive(pid) {
@@ -189,7 +189,7 @@ func TestStrayDiesOnceNoCallThatMayOwnItRuns(t *testing.T) {
 	run := testRuns(t, 1)[0]
 
 	t.Run("alone", func(t *testing.T) {
-		if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+		if _, err := in.Inspect(context.Background(), run, inspection.Light); err != nil {
 			t.Fatal(err)
 		}
 		if pid := waitForPID(t, state, "stray.pid."); alive(pid) {
@@ -203,9 +203,9 @@ func TestStrayDiesOnceNoCallThatMayOwnItRuns(t *testing.T) {
 		defer cancel()
 		var hangErr error
 		var wg sync.WaitGroup
-		wg.Go(func() { _, hangErr = in.Inspect(ctx, run, runner.Deep) })
+		wg.Go(func() { _, hangErr = in.Inspect(ctx, run, inspection.Deep) })
 		hang := waitForPID(t, state, "hang.pid.")
-		if _, err := in.Inspect(context.Background(), run, runner.Light); err != nil {
+		if _, err := in.Inspect(context.Background(), run, inspection.Light); err != nil {
 			t.Fatal(err)
 		}
 		stray := waitForPID(t, state, "stray.pid.")
@@ -255,7 +255,7 @@ func parentOf(t *testing.T, pid int) int {
 }
 
 // hangingRun is a run on which introspect.sh never answers.
-func hangingRun(t *testing.T) sampler.Run {
+func hangingRun(t *testing.T) inspection.Run {
 	t.Helper()
 	run := testRuns(t, 1)[0]
 	if err := os.WriteFile(filepath.Join(run.Path, "hang"), nil, 0o644); err != nil {
@@ -266,10 +266,10 @@ func hangingRun(t *testing.T) sampler.Run {
 
 // inspectInBackground starts a call and returns the channel its error
 // comes on.
-func inspectInBackground(in *execinspector.Inspector, run sampler.Run) <-chan error {
+func inspectInBackground(in *execinspector.Inspector, run inspection.Run) <-chan error {
 	errc := make(chan error, 1)
 	go func() {
-		_, err := in.Inspect(context.Background(), run, runner.Light)
+		_, err := in.Inspect(context.Background(), run, inspection.Light)
 		errc <- err
 	}()
 	return errc
@@ -301,7 +301,7 @@ func TestKilledReaperFailsTheCallTransientlyAndIsReplaced(t *testing.T) {
 	}
 	select {
 	case err := <-errc:
-		if err == nil || runner.IsPermanent(err) || !strings.Contains(err.Error(), "reaper") {
+		if err == nil || inspection.IsPermanent(err) || !strings.Contains(err.Error(), "reaper") {
 			t.Errorf("err = %v, want a transient error naming the reaper", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -5,7 +5,7 @@
 // whether the cheap one can stand in, without running anything again.
 //
 // A Source is one judge: the verdicts one scorer or assertion gave in one
-// file. It implements runner.Inspector and returns the same inspection at
+// file. It implements inspection.Inspector and returns the same inspection at
 // either depth; which side it is on is the command line's choice. It also
 // tells which runs it covers (Covers), so that a deep side whose scorer
 // scored some samples only is a deep subset, and lists what it could not

@@ -18,8 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 func sha256Hex(b []byte) string { return fmt.Sprintf("%x", sha256.Sum256(b)) }
@@ -122,7 +121,7 @@ func TestEvalArchiveReadsSamples(t *testing.T) {
 	if got["1#1"].Verdict != "pass" || got["1#2"].Verdict != "fail" || got["2#1"].Verdict != "partial" || len(got) != 3 {
 		t.Errorf("%v", got)
 	}
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "2#2"}, runner.Deep)
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "2#2"}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "log.eval: samples/2_epoch_2.json: sample 2 epoch 2: line 1: not valid JSON") {
 		t.Errorf("bad member: %v", err)
 	}
@@ -146,10 +145,10 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) != 2 || !src.Covers("1", runner.Deep) {
+		if len(runs) != 2 || !src.Covers("1", inspection.Deep) {
 			t.Fatalf("runs %v", runs)
 		}
-		_, err = src.Inspect(ctx, sampler.Run{ID: "9"}, runner.Deep)
+		_, err = src.Inspect(ctx, inspection.Run{ID: "9"}, inspection.Deep)
 		if err == nil || !strings.Contains(err.Error(), "samples/9_epoch_1.json: sample 9 epoch 1: cannot be read") ||
 			!strings.Contains(err.Error(), "inflates past the 60 bytes it declares") {
 			t.Errorf("bomb member: %v", err)
@@ -162,7 +161,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = src.Inspect(ctx, sampler.Run{ID: "9"}, runner.Deep)
+		_, err = src.Inspect(ctx, inspection.Run{ID: "9"}, inspection.Deep)
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("declares %d bytes uncompressed, more than the limit %d", 10<<30, MaxMemberBytes)) {
 			t.Errorf("huge member: %v", err)
 		}
@@ -176,7 +175,7 @@ func TestEvalArchiveRefusesBombs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = src.Inspect(ctx, sampler.Run{ID: "9"}, runner.Deep)
+		_, err = src.Inspect(ctx, inspection.Run{ID: "9"}, inspection.Deep)
 		if err == nil || !strings.Contains(err.Error(), "more than the limit 1048576") {
 			t.Errorf("past the member limit: %v", err)
 		}
@@ -289,10 +288,10 @@ func TestEvalArchiveZstandardRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) != 2 || !src.Covers("1", runner.Deep) {
+		if len(runs) != 2 || !src.Covers("1", inspection.Deep) {
 			t.Fatalf("runs %v", runs)
 		}
-		_, err = src.Inspect(ctx, sampler.Run{ID: "9"}, runner.Deep)
+		_, err = src.Inspect(ctx, inspection.Run{ID: "9"}, inspection.Deep)
 		return err
 	}
 	t.Run("not a frame", func(t *testing.T) {
@@ -395,7 +394,7 @@ func TestEvalArchiveZstandardSharedLogs(t *testing.T) {
 	}
 }
 
-func ids(runs []sampler.Run) []string {
+func ids(runs []inspection.Run) []string {
 	var out []string
 	for _, r := range runs {
 		out = append(out, r.ID+" "+r.System+" "+r.ContentHash)
@@ -479,7 +478,7 @@ func TestEvalArchiveLyingSizesAllocateNothing(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 	if err == nil {
-		if _, ierr := src.Inspect(context.Background(), sampler.Run{ID: "1"}, runner.Deep); ierr == nil {
+		if _, ierr := src.Inspect(context.Background(), inspection.Run{ID: "1"}, inspection.Deep); ierr == nil {
 			t.Errorf("a member holding 2 of its declared %d bytes was read as a sample", 255<<20)
 		}
 	}

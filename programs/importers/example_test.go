@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/importers"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // A promptfoo results file, one assertion as the judge: each test on each
@@ -19,7 +19,7 @@ func ExampleLoadPromptfoo() {
 	}
 	fmt.Println(src.Identity()[:10], src.Selector())
 	for _, r := range runs {
-		insp, err := src.Inspect(ctx, r, runner.Deep)
+		insp, err := src.Inspect(ctx, r, inspection.Deep)
 		if err != nil {
 			fmt.Printf("%s %s: no verdict\n", r.ID, r.System)
 			continue

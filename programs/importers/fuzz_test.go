@@ -13,8 +13,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // referenceClean is cleanReader's rewriting done the plain way, on the
@@ -126,20 +125,20 @@ func FuzzCleanReader(f *testing.F) {
 // checkSource asserts what every successful load must give: runs sorted
 // and unique, and for each an inspection that passes CheckInspection or
 // a permanent error.
-func checkSource(t *testing.T, src *Source, runs []sampler.Run) {
+func checkSource(t *testing.T, src *Source, runs []inspection.Run) {
 	t.Helper()
 	for i, r := range runs {
 		if i > 0 && runs[i-1].ID >= r.ID {
 			t.Fatalf("runs not sorted and unique: %q then %q", runs[i-1].ID, r.ID)
 		}
-		insp, err := src.Inspect(context.Background(), r, runner.Deep)
+		insp, err := src.Inspect(context.Background(), r, inspection.Deep)
 		if err != nil {
-			if !runner.IsPermanent(err) {
+			if !inspection.IsPermanent(err) {
 				t.Fatalf("run %s: not permanent: %v", r.ID, err)
 			}
 			continue
 		}
-		if err := runner.CheckInspection(insp); err != nil {
+		if err := inspection.CheckInspection(insp); err != nil {
 			t.Fatalf("run %s: %v (%+v)", r.ID, err, insp)
 		}
 	}

@@ -20,8 +20,6 @@ import (
 
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/inputfile"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // legacyScorer is the key inspect_ai gives the single `score` of logs
@@ -63,7 +61,7 @@ const legacyScorer = "88F74D2C"
 // with a syntax error cannot be read past it) or not a zip archive, when
 // a .eval archive passes its member or total limits, holds no sample, or
 // when ctx ends.
-func LoadInspect(ctx context.Context, path, scorer string) (*Source, []sampler.Run, error) {
+func LoadInspect(ctx context.Context, path, scorer string) (*Source, []inspection.Run, error) {
 	return loadInspect(ctx, path, scorer, Options{}, defaultLimits)
 }
 
@@ -71,11 +69,11 @@ func LoadInspect(ctx context.Context, path, scorer string) (*Source, []sampler.R
 // opts (see Options; ParseSelector reads them from a spec). The source's
 // identity ends with "?" and the options (Options.String) when there are
 // any.
-func LoadInspectWith(ctx context.Context, path, scorer string, opts Options) (*Source, []sampler.Run, error) {
+func LoadInspectWith(ctx context.Context, path, scorer string, opts Options) (*Source, []inspection.Run, error) {
 	return loadInspect(ctx, path, scorer, opts, defaultLimits)
 }
 
-func loadInspect(ctx context.Context, path, scorer string, opts Options, lim limits) (*Source, []sampler.Run, error) {
+func loadInspect(ctx context.Context, path, scorer string, opts Options, lim limits) (*Source, []inspection.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("inspect: open %s: %w", path, err)
@@ -252,7 +250,7 @@ func fieldOf(field string, err error) error {
 		if te.Field != "" {
 			f += "." + te.Field
 		}
-		return &runner.FieldError{Field: f, Err: fmt.Errorf("%s is not a %s", te.Value, te.Type)}
+		return &inspection.FieldError{Field: f, Err: fmt.Errorf("%s is not a %s", te.Value, te.Type)}
 	}
 	return err
 }
@@ -422,21 +420,21 @@ func parseSample(raw []byte) (inspectSample, error) {
 		Error: fields["error"], Limit: fields["limit"], Invalidation: fields["invalidation"]}
 	id, err := sampleID(w.ID)
 	if err != nil {
-		return s, &runner.FieldError{Field: "id", Err: err}
+		return s, &inspection.FieldError{Field: "id", Err: err}
 	}
 	epoch, err := sampleEpoch(w.Epoch)
 	if err != nil {
-		return s, &runner.FieldError{Field: "epoch", Err: err}
+		return s, &inspection.FieldError{Field: "epoch", Err: err}
 	}
 	s.id, s.epoch = id, epoch
 	if s.scores, err = sampleScores(w.Scores, w.Score); err != nil {
 		return s, err
 	}
 	if s.hasError, s.errMessage, err = sampleErrorMessage(w.Error); err != nil {
-		return s, &runner.FieldError{Field: "error", Err: err}
+		return s, &inspection.FieldError{Field: "error", Err: err}
 	}
 	if s.limit, err = sampleLimit(w.Limit); err != nil {
-		return s, &runner.FieldError{Field: "limit", Err: err}
+		return s, &inspection.FieldError{Field: "limit", Err: err}
 	}
 	s.invalidated = !isNull(w.Invalidation)
 	s.metadata, s.metaSkips = runMetadata("metadata", fields["metadata"])
@@ -502,7 +500,7 @@ func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, erro
 	switch {
 	case !isNull(scores):
 		if err := json.Unmarshal(scores, &raw); err != nil {
-			return nil, &runner.FieldError{Field: "scores", Err: errors.New("not an object of scorer name to score")}
+			return nil, &inspection.FieldError{Field: "scores", Err: errors.New("not an object of scorer name to score")}
 		}
 	case !isNull(legacy):
 		raw = map[string]json.RawMessage{legacyScorer: legacy}
@@ -511,9 +509,9 @@ func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, erro
 		var w scoreWire
 		sc := inspectScore{}
 		if err := json.Unmarshal(r, &w); err != nil {
-			sc.err = &runner.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
+			sc.err = &inspection.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
 		} else if w.Value == nil {
-			sc.err = &runner.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
+			sc.err = &inspection.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
 		}
 		sc.value = w.Value
 		if w.Answer != nil {
@@ -573,7 +571,7 @@ func sampleLimit(raw json.RawMessage) (string, error) {
 }
 
 // source resolves the scorer and maps every sample under opts.
-func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run, error) {
+func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.Run, error) {
 	if len(l.samples) == 0 {
 		if len(l.unattributed) > 0 {
 			return nil, nil, fmt.Errorf("inspect: %s: no readable sample (%w); first: %s", l.path, ErrNothingToImport, l.unattributed[0])
@@ -600,7 +598,7 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run
 	}
 	src := &Source{identity: fmt.Sprintf("inspect:%s#%s%s", l.sum[:16], selector, opts.identitySuffix()), selector: selector,
 		results: map[string]result{}, unattributed: slices.Clone(l.unattributed)}
-	runs := map[string]sampler.Run{}
+	runs := map[string]inspection.Run{}
 	first := map[string]string{}
 	for _, s := range l.samples {
 		if s.invalidated {
@@ -617,18 +615,18 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run
 			continue
 		}
 		first[id] = s.where
-		run := sampler.Run{ID: id, Era: EraInspect, System: system, Status: sampler.StatusCompleted, Valid: true,
+		run := inspection.Run{ID: id, Era: EraInspect, System: system, Status: inspection.StatusCompleted, Valid: true,
 			SizeBytes: s.size, Files: 1, ContentHash: s.hash}
 		switch {
 		case s.hasError:
-			run.Status = sampler.StatusFailed
+			run.Status = inspection.StatusFailed
 			run.Warnings = append(run.Warnings, "sample error: "+s.errMessage)
 		case s.limit != "":
-			run.Status = sampler.StatusIncomplete
+			run.Status = inspection.StatusIncomplete
 			run.Warnings = append(run.Warnings, "halted by its "+s.limit)
 		}
 		if s.failure != nil {
-			run.Status = sampler.StatusUnknown
+			run.Status = inspection.StatusUnknown
 			src.results[id] = result{err: s.failure}
 			runs[id] = run
 			continue
@@ -643,11 +641,11 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []sampler.Run
 			src.results[id] = r
 		}
 	}
-	out := make([]sampler.Run, 0, len(runs))
+	out := make([]inspection.Run, 0, len(runs))
 	for _, r := range runs {
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 	return src, out, nil
 }
 
@@ -729,12 +727,12 @@ func mapSample(s inspectSample, name, key, selector string, opts Options) (r res
 	}
 	if s.hasError {
 		// The sample did not complete: fail, whatever the scorer said.
-		insp := runner.Inspection{Verdict: runner.VerdictFail}
+		insp := inspection.Inspection{Verdict: inspection.VerdictFail}
 		if has && err == nil && kind == valued {
 			insp = opts.scored(v)
-			insp.Verdict = runner.VerdictFail
+			insp.Verdict = inspection.VerdictFail
 		}
-		insp.Flags = []runner.Flag{{ID: FlagRunError, Severity: runner.SeverityCritical,
+		insp.Flags = []inspection.Flag{{ID: FlagRunError, Severity: inspection.SeverityCritical,
 			Description: "inspect_ai recorded an error that halted the sample", Evidence: s.errMessage}}
 		insp.Summary = truncate("sample error: "+s.errMessage, SummaryRunes)
 		return result{insp: insp}, true
@@ -747,23 +745,23 @@ func mapSample(s inspectSample, name, key, selector string, opts Options) (r res
 		field += "." + key
 	}
 	if err != nil {
-		var fe *runner.FieldError
+		var fe *inspection.FieldError
 		if !errors.As(err, &fe) {
-			err = &runner.FieldError{Field: field, Err: err}
+			err = &inspection.FieldError{Field: field, Err: err}
 		}
 		return result{err: sampleError(s, err)}, true
 	}
 	if kind == unscored {
-		return result{err: sampleError(s, &runner.FieldError{Field: field,
+		return result{err: sampleError(s, &inspection.FieldError{Field: field,
 			Err: errors.New("null or NaN: the scorer could not render a verdict (Score.unscored)")})}, true
 	}
 	insp := opts.scored(v)
 	if kind == noAnswer {
-		insp.Flags = []runner.Flag{{ID: FlagNoAnswer, Severity: runner.SeverityWarning,
+		insp.Flags = []inspection.Flag{{ID: FlagNoAnswer, Severity: inspection.SeverityWarning,
 			Description: "the scorer recorded no answer (N)", Evidence: sc.answer}}
 	}
 	if s.limit != "" {
-		insp.Flags = append(insp.Flags, runner.Flag{ID: FlagLimit, Severity: runner.SeverityWarning,
+		insp.Flags = append(insp.Flags, inspection.Flag{ID: FlagLimit, Severity: inspection.SeverityWarning,
 			Description: "inspect_ai halted the sample at its " + s.limit, Evidence: s.limit})
 	}
 	summary := selector + " = " + valueText(sc.value, key)

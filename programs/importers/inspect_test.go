@@ -13,10 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // sharedSamples is the folder of real inspect_ai logs (see its README),
@@ -135,15 +133,15 @@ func TestInspectSharedLogsMapAsReadByHand(t *testing.T) {
 				for _, s := range hand {
 					id := fmt.Sprint(s.ID)
 					want := handVerdict[s.Scores[c.scorer].Value.(string)]
-					insp, err := src.Inspect(ctx, sampler.Run{ID: id}, runner.Light)
+					insp, err := src.Inspect(ctx, inspection.Run{ID: id}, inspection.Light)
 					if err != nil {
 						t.Fatalf("sample %s: %v", id, err)
 					}
 					if insp.Verdict != want.verdict || insp.RuntimeFidelity != want.score || insp.TaskEffectiveness != want.score {
 						t.Errorf("sample %s: %s %v/%v, want %s %v", id, insp.Verdict, insp.RuntimeFidelity, insp.TaskEffectiveness, want.verdict, want.score)
 					}
-					if insp.RunID != id || insp.Depth != runner.Light || runner.CheckInspection(insp) != nil {
-						t.Errorf("sample %s: run %q depth %q check %v", id, insp.RunID, insp.Depth, runner.CheckInspection(insp))
+					if insp.RunID != id || insp.Depth != inspection.Light || inspection.CheckInspection(insp) != nil {
+						t.Errorf("sample %s: run %q depth %q check %v", id, insp.RunID, insp.Depth, inspection.CheckInspection(insp))
 					}
 					got[insp.Verdict]++
 				}
@@ -151,7 +149,7 @@ func TestInspectSharedLogsMapAsReadByHand(t *testing.T) {
 					t.Errorf("verdicts %v, want %d pass and %d fail", got, c.wantC, c.wantI)
 				}
 				for _, r := range runs {
-					if r.Era != EraInspect || !r.Valid || len(r.ContentHash) != 64 || r.System == "" || !src.Covers(r.ID, runner.Deep) {
+					if r.Era != EraInspect || !r.Valid || len(r.ContentHash) != 64 || r.System == "" || !src.Covers(r.ID, inspection.Deep) {
 						t.Errorf("run %+v", r)
 					}
 				}
@@ -183,9 +181,9 @@ func TestInspectRunDescribesTheSample(t *testing.T) {
 	if err := json.Unmarshal(member, &hand); err != nil || len(hand.Metadata) == 0 {
 		t.Fatalf("sample metadata %v: %v", hand.Metadata, err)
 	}
-	want := sampler.Run{ID: "1", Era: EraInspect, System: "inspect_evals/mmlu_0_shot", Status: sampler.StatusCompleted,
+	want := inspection.Run{ID: "1", Era: EraInspect, System: "inspect_evals/mmlu_0_shot", Status: inspection.StatusCompleted,
 		Metadata: hand.Metadata, Valid: true, SizeBytes: int64(len(member)), Files: 1, ContentHash: sha256Hex(member)}
-	if diff := cmp.Diff([]sampler.Run{want}, runs); diff != "" {
+	if diff := cmp.Diff([]inspection.Run{want}, runs); diff != "" {
 		t.Errorf("runs (-want +got):\n%s", diff)
 	}
 }
@@ -251,11 +249,11 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-func inspectAll(t *testing.T, src *Source, runs []sampler.Run) map[string]runner.Inspection {
+func inspectAll(t *testing.T, src *Source, runs []inspection.Run) map[string]inspection.Inspection {
 	t.Helper()
-	out := map[string]runner.Inspection{}
+	out := map[string]inspection.Inspection{}
 	for _, r := range runs {
-		insp, err := src.Inspect(context.Background(), r, runner.Deep)
+		insp, err := src.Inspect(context.Background(), r, inspection.Deep)
 		if err == nil {
 			out[r.ID] = insp
 		}
@@ -314,12 +312,12 @@ func TestInspectMissingScorerLeavesRunsUncovered(t *testing.T) {
 		t.Fatalf("runs %v", runs)
 	}
 	for id, want := range map[string]bool{"1": true, "2": false, "3": false} {
-		if src.Covers(id, runner.Deep) != want {
+		if src.Covers(id, inspection.Deep) != want {
 			t.Errorf("Covers(%s) = %v", id, !want)
 		}
 	}
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "2"}, runner.Deep)
-	if !errors.Is(err, ErrNotCovered) || !runner.IsPermanent(err) || !strings.Contains(err.Error(), "judge") {
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "2"}, inspection.Deep)
+	if !errors.Is(err, ErrNotCovered) || !inspection.IsPermanent(err) || !strings.Contains(err.Error(), "judge") {
 		t.Errorf("uncovered run: %v", err)
 	}
 }
@@ -400,13 +398,13 @@ func TestInspectValueMapping(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			insp, err := src.Inspect(context.Background(), sampler.Run{ID: "1"}, runner.Deep)
+			insp, err := src.Inspect(context.Background(), inspection.Run{ID: "1"}, inspection.Deep)
 			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) || !runner.IsPermanent(err) ||
+				if err == nil || !strings.Contains(err.Error(), c.err) || !inspection.IsPermanent(err) ||
 					!strings.Contains(err.Error(), "l.json:6: samples[0] sample 1 epoch 1: field "+field) {
 					t.Errorf("error %v, want %q", err, c.err)
 				}
-				if !src.Covers("1", runner.Deep) {
+				if !src.Covers("1", inspection.Deep) {
 					t.Error("a value that cannot be mapped must cover the run (its inspection fails)")
 				}
 				return
@@ -427,7 +425,7 @@ func TestInspectValueMapping(t *testing.T) {
 			if !strings.HasPrefix(insp.Summary, scorer+" = ") || !strings.HasSuffix(insp.Summary, ": because") {
 				t.Errorf("summary %q", insp.Summary)
 			}
-			if err := runner.CheckInspection(insp); err != nil {
+			if err := inspection.CheckInspection(insp); err != nil {
 				t.Error(err)
 			}
 		})
@@ -449,11 +447,11 @@ func TestInspectErrorsLimitsAndInvalidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := map[string]sampler.Status{}
+	status := map[string]inspection.Status{}
 	for _, r := range runs {
 		status[r.ID] = r.Status
 	}
-	wantStatus := map[string]sampler.Status{"1": sampler.StatusFailed, "2": sampler.StatusFailed, "3": sampler.StatusIncomplete, "5": sampler.StatusCompleted}
+	wantStatus := map[string]inspection.Status{"1": inspection.StatusFailed, "2": inspection.StatusFailed, "3": inspection.StatusIncomplete, "5": inspection.StatusCompleted}
 	if diff := cmp.Diff(wantStatus, status); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
@@ -472,7 +470,7 @@ func TestInspectErrorsLimitsAndInvalidation(t *testing.T) {
 			t.Errorf("run %s: %s %v %q, want %+v", id, insp.Verdict, insp.TaskEffectiveness, flag, want)
 		}
 	}
-	if f := got["1"].Flags[0]; f.Severity != runner.SeverityCritical || f.Evidence != "sandbox died badly" {
+	if f := got["1"].Flags[0]; f.Severity != inspection.SeverityCritical || f.Evidence != "sandbox died badly" {
 		t.Errorf("error flag %+v", f)
 	}
 	if u := src.Unattributed(); len(u) != 1 || !strings.Contains(u[0], "sample 4 epoch 1: invalidated in the log; left out") {
@@ -499,11 +497,11 @@ func TestInspectMalformedSampleFailsAlone(t *testing.T) {
 	if got["1"].Verdict != "pass" || got["6"].Verdict != "fail" || len(got) != 2 {
 		t.Errorf("good samples: %v", got)
 	}
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "2"}, runner.Deep)
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "2"}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "l.json:7: samples[1] sample 2 epoch 1: field scores: not an object") {
 		t.Errorf("sample 2: %v", err)
 	}
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "5"}, runner.Deep)
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "5"}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "l.json:10: samples[4] sample 5 epoch 1: field scores.s: not a Score object") {
 		t.Errorf("sample 5: %v", err)
 	}
@@ -566,7 +564,7 @@ func TestInspectDuplicateSample(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("%v %v", runs, err)
 	}
-	_, err = src.Inspect(context.Background(), runs[0], runner.Light)
+	_, err = src.Inspect(context.Background(), runs[0], inspection.Light)
 	if err == nil || !strings.Contains(err.Error(), "is also at") {
 		t.Errorf("duplicate: %v", err)
 	}
@@ -644,8 +642,8 @@ func TestSplitSpec(t *testing.T) {
 
 func TestSourceIsCoverageAndInspector(t *testing.T) {
 	var _ interface {
-		runner.Inspector
-		Covers(string, runner.Depth) bool
+		inspection.Inspector
+		Covers(string, inspection.Depth) bool
 		InclusionProbability(string) (float64, bool)
 		Unattributed() []string
 	} = (*Source)(nil)

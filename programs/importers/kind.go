@@ -3,8 +3,8 @@ package importers
 import (
 	"context"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/spec"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // InspectKind is the spec kind "inspect:LOG[#SCORER][?OPTIONS]": an
@@ -20,7 +20,7 @@ func PromptfooKind() spec.Kind {
 }
 
 // loader reads one tool's results file.
-type loader func(ctx context.Context, path, selector string, opts Options) (*Source, []sampler.Run, error)
+type loader func(ctx context.Context, path, selector string, opts Options) (*Source, []inspection.Run, error)
 
 // sourceKind is the kind of an importer: its selector and options are
 // checked before any work, and its file brings the runs.

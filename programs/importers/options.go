@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Options override how a Source maps the tool's values to inspections;
@@ -193,9 +193,9 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // scored is the inspection of a value v in [0, 1] under the inspect_ai
 // thresholds in force: both scores 100*v; pass when v >= pass, fail when
 // v < fail, partial otherwise.
-func (o Options) scored(v float64) runner.Inspection {
+func (o Options) scored(v float64) inspection.Inspection {
 	pass, fail := o.thresholds("inspect")
-	return runner.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdictAt(v, pass, fail)}
+	return inspection.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdictAt(v, pass, fail)}
 }
 
 // verdictAt is the verdict of x under the cuts: pass at pass or above,
@@ -203,21 +203,21 @@ func (o Options) scored(v float64) runner.Inspection {
 func verdictAt(x, pass, fail float64) string {
 	switch {
 	case x >= pass:
-		return runner.VerdictPass
+		return inspection.VerdictPass
 	case x < fail:
-		return runner.VerdictFail
+		return inspection.VerdictFail
 	}
-	return runner.VerdictPartial
+	return inspection.VerdictPartial
 }
 
 // promptfooVerdict is a promptfoo result's inspection: promptfoo's own
 // pass or fail, or with pass= the score's verdict; both scores
 // 100*score.
-func (o Options) promptfooVerdict(passed bool, score float64) runner.Inspection {
-	insp := runner.Inspection{RuntimeFidelity: 100 * score, TaskEffectiveness: 100 * score, Verdict: runner.VerdictFail}
+func (o Options) promptfooVerdict(passed bool, score float64) inspection.Inspection {
+	insp := inspection.Inspection{RuntimeFidelity: 100 * score, TaskEffectiveness: 100 * score, Verdict: inspection.VerdictFail}
 	if o.Pass == nil {
 		if passed {
-			insp.Verdict = runner.VerdictPass
+			insp.Verdict = inspection.VerdictPass
 		}
 		return insp
 	}

@@ -6,10 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 func ptr(x float64) *float64 { return &x }
@@ -126,7 +124,7 @@ func TestInspectMappingOverrides(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			insp, err := src.Inspect(context.Background(), sampler.Run{ID: "1"}, runner.Light)
+			insp, err := src.Inspect(context.Background(), inspection.Run{ID: "1"}, inspection.Light)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Errorf("error %v, want %q", err, c.err)
@@ -144,7 +142,7 @@ func TestInspectMappingOverrides(t *testing.T) {
 				strings.Join(flags, ",") != c.flag {
 				t.Errorf("%s %v/%v flags %v, want %s %v flag %q", insp.Verdict, insp.RuntimeFidelity, insp.TaskEffectiveness, flags, c.verdict, c.score, c.flag)
 			}
-			if err := runner.CheckInspection(insp); err != nil {
+			if err := inspection.CheckInspection(insp); err != nil {
 				t.Error(err)
 			}
 		})
@@ -265,7 +263,7 @@ func TestInspectSharedLogsUnderOverrides(t *testing.T) {
 				}
 				counted[w.verdict]++
 				id := fmt.Sprint(s.ID)
-				insp, err := src.Inspect(context.Background(), sampler.Run{ID: id}, runner.Deep)
+				insp, err := src.Inspect(context.Background(), inspection.Run{ID: id}, inspection.Deep)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -320,7 +318,7 @@ func TestPromptfooPassThreshold(t *testing.T) {
 			}
 			for _, r := range runs {
 				w := c.want[r.ID]
-				insp, err := src.Inspect(context.Background(), r, runner.Light)
+				insp, err := src.Inspect(context.Background(), r, inspection.Light)
 				if w.err != "" {
 					if err == nil || !strings.Contains(err.Error(), w.err) {
 						t.Errorf("%s: error %v, want %q", r.ID, err, w.err)

@@ -15,8 +15,6 @@ import (
 
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/inputfile"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // ResultFailureReason values of promptfoo (src/types/index.ts): a result
@@ -60,18 +58,18 @@ const promptfooFailureError = 2
 // regular file, pipe or character device, is longer than MaxFileBytes, is
 // not JSON, has another results.version, holds no result, or when ctx
 // ends.
-func LoadPromptfoo(ctx context.Context, path, assertion string) (*Source, []sampler.Run, error) {
+func LoadPromptfoo(ctx context.Context, path, assertion string) (*Source, []inspection.Run, error) {
 	return loadPromptfoo(ctx, path, assertion, Options{}, defaultLimits)
 }
 
 // LoadPromptfooWith is LoadPromptfoo with the verdict thresholds of opts
 // (only Pass and Fail apply; ParseSelector reads them from a spec). The
 // source's identity ends with "?" and the options when there are any.
-func LoadPromptfooWith(ctx context.Context, path, assertion string, opts Options) (*Source, []sampler.Run, error) {
+func LoadPromptfooWith(ctx context.Context, path, assertion string, opts Options) (*Source, []inspection.Run, error) {
 	return loadPromptfoo(ctx, path, assertion, opts, defaultLimits)
 }
 
-func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, lim limits) (*Source, []sampler.Run, error) {
+func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, lim limits) (*Source, []inspection.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("promptfoo: open %s: %w", path, err)
@@ -266,11 +264,11 @@ func parseResult(raw []byte) (promptfooResult, error) {
 		FailureReason: fields["failureReason"], GradingResult: fields["gradingResult"]}
 	testIdx, err := index(w.TestIdx)
 	if err != nil {
-		return r, &runner.FieldError{Field: "testIdx", Err: err}
+		return r, &inspection.FieldError{Field: "testIdx", Err: err}
 	}
 	promptIdx, err := index(w.PromptIdx)
 	if err != nil {
-		return r, &runner.FieldError{Field: "promptIdx", Err: err}
+		return r, &inspection.FieldError{Field: "promptIdx", Err: err}
 	}
 	r.testIdx, r.promptIdx = testIdx, promptIdx
 	var provider struct {
@@ -285,10 +283,10 @@ func parseResult(raw []byte) (promptfooResult, error) {
 	r.system = cmp.Or(provider.Label, provider.ID, "promptfoo")
 	r.metadata, r.metaSkips = resultMetadata(fields["vars"], fields["metadata"])
 	if isNull(w.Success) || json.Unmarshal(w.Success, &r.success) != nil {
-		return r, &runner.FieldError{Field: "success", Err: errors.New("missing or not a boolean")}
+		return r, &inspection.FieldError{Field: "success", Err: errors.New("missing or not a boolean")}
 	}
 	if isNull(w.Score) || json.Unmarshal(w.Score, &r.score) != nil {
-		return r, &runner.FieldError{Field: "score", Err: errors.New("missing or not a number")}
+		return r, &inspection.FieldError{Field: "score", Err: errors.New("missing or not a number")}
 	}
 	var reason *int
 	if !isNull(w.FailureReason) {
@@ -338,10 +336,10 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 		return gradingResult{}, fieldOf(field, err)
 	}
 	if w.Pass == nil {
-		return gradingResult{}, &runner.FieldError{Field: field + ".pass", Err: errors.New("missing")}
+		return gradingResult{}, &inspection.FieldError{Field: field + ".pass", Err: errors.New("missing")}
 	}
 	if w.Score == nil {
-		return gradingResult{}, &runner.FieldError{Field: field + ".score", Err: errors.New("missing")}
+		return gradingResult{}, &inspection.FieldError{Field: field + ".score", Err: errors.New("missing")}
 	}
 	g := gradingResult{pass: *w.Pass, score: *w.Score, reason: truncate(oneLine(w.Reason), SummaryRunes)}
 	if w.TokensUsed != nil {
@@ -354,10 +352,10 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 			return gradingResult{}, fieldOf(f, err)
 		}
 		if cw.Pass == nil {
-			return gradingResult{}, &runner.FieldError{Field: f + ".pass", Err: errors.New("missing")}
+			return gradingResult{}, &inspection.FieldError{Field: f + ".pass", Err: errors.New("missing")}
 		}
 		if cw.Score == nil {
-			return gradingResult{}, &runner.FieldError{Field: f + ".score", Err: errors.New("missing")}
+			return gradingResult{}, &inspection.FieldError{Field: f + ".score", Err: errors.New("missing")}
 		}
 		comp := componentResult{pass: *cw.Pass, score: *cw.Score, weight: 1, reason: truncate(oneLine(cw.Reason), SummaryRunes)}
 		if a := cw.Assertion; a != nil {
@@ -378,7 +376,7 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 }
 
 // source resolves the assertion and maps every result.
-func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []sampler.Run, error) {
+func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []inspection.Run, error) {
 	switch {
 	case len(pf.results) == 0 && len(pf.unattributed) > 0:
 		return nil, nil, fmt.Errorf("promptfoo: %s: no readable result (%w); first: %s", pf.path, ErrNothingToImport, pf.unattributed[0])
@@ -395,7 +393,7 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []samp
 	}
 	src := &Source{identity: identity, selector: assertion, results: map[string]result{},
 		unattributed: slices.Clone(pf.unattributed)}
-	var runs []sampler.Run
+	var runs []inspection.Run
 	first := map[string]string{}
 	for _, r := range pf.results {
 		id := fmt.Sprintf("test%d-prompt%d", r.testIdx, r.promptIdx)
@@ -404,14 +402,14 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []samp
 			continue
 		}
 		first[id] = r.where
-		run := sampler.Run{ID: id, Era: EraPromptfoo, System: r.system, Status: sampler.StatusCompleted, Valid: true,
+		run := inspection.Run{ID: id, Era: EraPromptfoo, System: r.system, Status: inspection.StatusCompleted, Valid: true,
 			SizeBytes: r.size, Files: 1, ContentHash: r.hash}
 		if r.isError {
-			run.Status = sampler.StatusFailed
+			run.Status = inspection.StatusFailed
 			run.Warnings = append(run.Warnings, "error: "+r.errMessage)
 		}
 		if r.failure != nil {
-			run.Status = sampler.StatusUnknown
+			run.Status = inspection.StatusUnknown
 			src.results[id] = result{err: r.failure}
 			runs = append(runs, run)
 			continue
@@ -426,7 +424,7 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []samp
 			src.results[id] = res
 		}
 	}
-	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(runs, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 	return src, runs, nil
 }
 
@@ -477,14 +475,14 @@ func listOf(set map[string]bool) string {
 // result and the result is not an error.
 func mapResult(r promptfooResult, assertion string, byMetric bool, opts Options) (result, bool) {
 	if r.isError {
-		insp := runner.Inspection{Verdict: runner.VerdictFail, Summary: truncate("error: "+r.errMessage, SummaryRunes),
-			Flags: []runner.Flag{{ID: FlagRunError, Severity: runner.SeverityCritical,
+		insp := inspection.Inspection{Verdict: inspection.VerdictFail, Summary: truncate("error: "+r.errMessage, SummaryRunes),
+			Flags: []inspection.Flag{{ID: FlagRunError, Severity: inspection.SeverityCritical,
 				Description: "promptfoo recorded an error for this test", Evidence: r.errMessage}}}
 		return result{insp: insp}, true
 	}
 	if assertion == "" {
 		if err := checkScore(r.score); err != nil {
-			return result{err: resultError(r, &runner.FieldError{Field: "score", Err: err})}, true
+			return result{err: resultError(r, &inspection.FieldError{Field: "score", Err: err})}, true
 		}
 		insp := opts.promptfooVerdict(r.success, r.score)
 		reason := r.errMessage
@@ -514,14 +512,14 @@ func mapResult(r promptfooResult, assertion string, byMetric bool, opts Options)
 	var tokens int64
 	for i, c := range picked {
 		if c.graderError {
-			return result{err: resultError(r, &runner.FieldError{Field: fields[i],
+			return result{err: resultError(r, &inspection.FieldError{Field: fields[i],
 				Err: fmt.Errorf("the grader failed, so there is no verdict: %s", c.reason)})}, true
 		}
 		if err := checkScore(c.score); err != nil {
-			return result{err: resultError(r, &runner.FieldError{Field: fields[i] + ".score", Err: err})}, true
+			return result{err: resultError(r, &inspection.FieldError{Field: fields[i] + ".score", Err: err})}, true
 		}
 		if !(c.weight >= 0) {
-			return result{err: resultError(r, &runner.FieldError{Field: fields[i] + ".assertion.weight",
+			return result{err: resultError(r, &inspection.FieldError{Field: fields[i] + ".assertion.weight",
 				Err: fmt.Errorf("negative weight %v: an assertion's weight is 0 or more", c.weight)})}, true
 		}
 		pass = pass && c.pass
@@ -535,7 +533,7 @@ func mapResult(r promptfooResult, assertion string, byMetric bool, opts Options)
 	if !(weights > 0) {
 		// Weights of 0 only: no weighted mean exists, and a plain mean
 		// would be a score promptfoo never gave.
-		return result{err: resultError(r, &runner.FieldError{Field: strings.Join(fields, ", ") + " assertion.weight",
+		return result{err: resultError(r, &inspection.FieldError{Field: strings.Join(fields, ", ") + " assertion.weight",
 			Err: fmt.Errorf("the weights of the %d %q assertions sum to 0: no weighted mean", len(picked), assertion)})}, true
 	}
 	score := total / weights

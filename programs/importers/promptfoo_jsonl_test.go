@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // jsonlOf is the JSON fixture's results as promptfoo's JSON Lines output
@@ -42,7 +41,7 @@ func jsonlOf(t *testing.T, path string) []string {
 }
 
 // inspectAllSelected is every run's inspection (or error) under assertion.
-func inspectAllSelected(t *testing.T, path, assertion string) (map[string]string, []sampler.Run, *Source) {
+func inspectAllSelected(t *testing.T, path, assertion string) (map[string]string, []inspection.Run, *Source) {
 	t.Helper()
 	src, runs, err := LoadPromptfoo(context.Background(), path, assertion)
 	if err != nil {
@@ -50,7 +49,7 @@ func inspectAllSelected(t *testing.T, path, assertion string) (map[string]string
 	}
 	got := map[string]string{}
 	for _, r := range runs {
-		insp, err := src.Inspect(context.Background(), r, runner.Deep)
+		insp, err := src.Inspect(context.Background(), r, inspection.Deep)
 		switch {
 		case errors.Is(err, ErrNotCovered):
 			got[r.ID] = "not covered"
@@ -68,11 +67,11 @@ func inspectAllSelected(t *testing.T, path, assertion string) (map[string]string
 
 // verdictsOf is each covered run's verdict and score ("pass 95"), or its
 // error from the part after "test I prompt J: " ("error: ...").
-func verdictsOf(t *testing.T, src *Source, runs []sampler.Run) map[string]string {
+func verdictsOf(t *testing.T, src *Source, runs []inspection.Run) map[string]string {
 	t.Helper()
 	got := map[string]string{}
 	for _, r := range runs {
-		insp, err := src.Inspect(context.Background(), r, runner.Deep)
+		insp, err := src.Inspect(context.Background(), r, inspection.Deep)
 		switch {
 		case errors.Is(err, ErrNotCovered):
 		case err != nil:
@@ -157,11 +156,11 @@ func TestPromptfooJSONLBadLinesFailAlone(t *testing.T) {
 		t.Fatalf("runs %v", ids)
 	}
 	for _, id := range []string{"test0-prompt0", "test2-prompt0", "test3-prompt0", "test4-prompt0"} {
-		if insp, err := src.Inspect(context.Background(), sampler.Run{ID: id}, runner.Deep); err != nil || insp.Verdict != "pass" {
+		if insp, err := src.Inspect(context.Background(), inspection.Run{ID: id}, inspection.Deep); err != nil || insp.Verdict != "pass" {
 			t.Errorf("%s: %+v %v", id, insp, err)
 		}
 	}
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "test1-prompt0"}, runner.Deep)
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "test1-prompt0"}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "r.jsonl:2: test 1 prompt 0: field success: missing or not a boolean") {
 		t.Errorf("bad field: %v", err)
 	}

@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // twoAssertions is a promptfoo results file with two assertions per test
@@ -68,15 +66,15 @@ func TestPromptfooSelections(t *testing.T) {
 			}
 			got := map[string]outcome{}
 			for _, r := range runs {
-				insp, err := src.Inspect(context.Background(), r, runner.Light)
+				insp, err := src.Inspect(context.Background(), r, inspection.Light)
 				if err != nil {
-					if !runner.IsPermanent(err) {
+					if !inspection.IsPermanent(err) {
 						t.Errorf("%s: not permanent: %v", r.ID, err)
 					}
 					got[r.ID] = outcome{err: err.Error()}
 					continue
 				}
-				if err := runner.CheckInspection(insp); err != nil || insp.RunID != r.ID || insp.System != r.System {
+				if err := inspection.CheckInspection(insp); err != nil || insp.RunID != r.ID || insp.System != r.System {
 					t.Errorf("%s: %+v %v", r.ID, insp, err)
 				}
 				if insp.RuntimeFidelity != insp.TaskEffectiveness {
@@ -159,7 +157,7 @@ func TestPromptfooRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errRun sampler.Run
+	var errRun inspection.Run
 	for _, r := range runs {
 		if r.Era != EraPromptfoo || !r.Valid || len(r.ContentHash) != 64 {
 			t.Errorf("run %+v", r)
@@ -168,18 +166,18 @@ func TestPromptfooRuns(t *testing.T) {
 			errRun = r
 		}
 	}
-	if errRun.Status != sampler.StatusFailed || len(errRun.Warnings) != 1 || !strings.Contains(errRun.Warnings[0], "500 Internal Server Error") {
+	if errRun.Status != inspection.StatusFailed || len(errRun.Warnings) != 1 || !strings.Contains(errRun.Warnings[0], "500 Internal Server Error") {
 		t.Errorf("error run %+v", errRun)
 	}
-	insp, err := src.Inspect(context.Background(), errRun, runner.Deep)
-	if err != nil || insp.Flags[0].Severity != runner.SeverityCritical || !strings.Contains(insp.Flags[0].Evidence, "model runner crashed") {
+	insp, err := src.Inspect(context.Background(), errRun, inspection.Deep)
+	if err != nil || insp.Flags[0].Severity != inspection.SeverityCritical || !strings.Contains(insp.Flags[0].Evidence, "model runner crashed") {
 		t.Errorf("%+v %v", insp, err)
 	}
 	if !strings.HasPrefix(src.Identity(), "promptfoo:") || !strings.HasSuffix(src.Identity(), "#contains") {
 		t.Errorf("identity %q", src.Identity())
 	}
 	rubric, _, _ := LoadPromptfoo(context.Background(), twoAssertions, "llm-rubric")
-	if insp, _ := rubric.Inspect(context.Background(), sampler.Run{ID: "test0-prompt0"}, runner.Deep); insp.Cost.Tokens != 212 ||
+	if insp, _ := rubric.Inspect(context.Background(), inspection.Run{ID: "test0-prompt0"}, inspection.Deep); insp.Cost.Tokens != 212 ||
 		!strings.HasPrefix(insp.Summary, "llm-rubric: pass, score 0.9: The answer is correct") {
 		t.Errorf("rubric inspection %+v", insp)
 	}
@@ -239,7 +237,7 @@ func TestPromptfooMalformedResultsFailAlone(t *testing.T) {
 	}
 	errs := map[string]string{}
 	for _, r := range runs {
-		if _, err := src.Inspect(context.Background(), r, runner.Deep); err != nil {
+		if _, err := src.Inspect(context.Background(), r, inspection.Deep); err != nil {
 			errs[r.ID] = err.Error()
 		}
 	}
@@ -301,12 +299,12 @@ func TestPromptfooCombinesComponentsOfOneType(t *testing.T) {
 		t.Fatal(err)
 	}
 	// (1*1 + 3*0) / 4 = 0.25.
-	if g, err := src.Inspect(context.Background(), sampler.Run{ID: "test0-prompt0"}, runner.Deep); err != nil || g.Verdict != "fail" || g.TaskEffectiveness != 25 {
+	if g, err := src.Inspect(context.Background(), inspection.Run{ID: "test0-prompt0"}, inspection.Deep); err != nil || g.Verdict != "fail" || g.TaskEffectiveness != 25 {
 		t.Errorf("weighted: %+v %v", g, err)
 	}
 	// Weights summing to 0 have no weighted mean: an error naming them
 	// (issue 27, 9), not a plain mean promptfoo never gave.
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "test1-prompt0"}, runner.Deep)
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "test1-prompt0"}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "weights of the 2 \"contains\" assertions sum to 0") ||
 		!strings.Contains(err.Error(), "gradingResult.componentResults[0], gradingResult.componentResults[1] assertion.weight") {
 		t.Errorf("weights 0: %v", err)
@@ -325,7 +323,7 @@ func TestPromptfooNegativeWeightIsNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = src.Inspect(context.Background(), sampler.Run{ID: "test0-prompt0"}, runner.Deep)
+	_, err = src.Inspect(context.Background(), inspection.Run{ID: "test0-prompt0"}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "field gradingResult.componentResults[1].assertion.weight: negative weight -1") {
 		t.Errorf("negative weight: %v", err)
 	}
@@ -342,11 +340,11 @@ func TestPromptfooAssertionMissingOnSomeTests(t *testing.T) {
 		t.Fatalf("%v %v", runs, err)
 	}
 	for id, want := range map[string]bool{"test0-prompt0": true, "test1-prompt0": false, "test2-prompt0": false} {
-		if src.Covers(id, runner.Deep) != want {
+		if src.Covers(id, inspection.Deep) != want {
 			t.Errorf("Covers(%s) = %v", id, !want)
 		}
 	}
-	if _, err := src.Inspect(context.Background(), sampler.Run{ID: "test2-prompt0"}, runner.Deep); !errors.Is(err, ErrNotCovered) {
+	if _, err := src.Inspect(context.Background(), inspection.Run{ID: "test2-prompt0"}, inspection.Deep); !errors.Is(err, ErrNotCovered) {
 		t.Errorf("%v", err)
 	}
 }

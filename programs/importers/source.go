@@ -8,8 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Size limits of an imported file.
@@ -77,12 +76,12 @@ const (
 
 // Eras of the runs the importers return.
 const (
-	EraInspect   sampler.Era = "inspect"
-	EraPromptfoo sampler.Era = "promptfoo"
+	EraInspect   inspection.Era = "inspect"
+	EraPromptfoo inspection.Era = "promptfoo"
 )
 
 // Source serves the results one scorer (inspect_ai) or assertion
-// (promptfoo) gave in one file, as a runner.Inspector: it is one judge, so
+// (promptfoo) gave in one file, as a inspection.Inspector: it is one judge, so
 // Inspect returns the same inspection at either depth, with Depth set to
 // the depth asked. It is read-only after its load and safe for concurrent
 // use.
@@ -97,7 +96,7 @@ type Source struct {
 
 // result is one run's inspection, or why it has none.
 type result struct {
-	insp runner.Inspection
+	insp inspection.Inspection
 	err  error
 }
 
@@ -121,7 +120,7 @@ func (s *Source) Unattributed() []string { return slices.Clone(s.unattributed) }
 // value that could not be mapped (its inspection then fails with the
 // reason). Runs it does not cover are, on the deep side, the runs outside
 // the deep subset.
-func (s *Source) Covers(runID string, _ runner.Depth) bool {
+func (s *Source) Covers(runID string, _ inspection.Depth) bool {
 	_, ok := s.results[runID]
 	return ok
 }
@@ -133,21 +132,21 @@ func (s *Source) InclusionProbability(string) (float64, bool) { return 0, false 
 // Inspect returns the run's inspection at depth. A run the source does not
 // cover, or whose result could not be mapped, is a permanent error (asking
 // again gives the same answer); the first wraps ErrNotCovered.
-func (s *Source) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+func (s *Source) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	if err := ctx.Err(); err != nil {
-		return runner.Inspection{}, err
+		return inspection.Inspection{}, err
 	}
 	r, ok := s.results[run.ID]
 	if !ok {
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("%s: run %s: %w %s", s.identity, run.ID, ErrNotCovered, s.what()))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("%s: run %s: %w %s", s.identity, run.ID, ErrNotCovered, s.what()))
 	}
 	if r.err != nil {
-		return runner.Inspection{}, runner.Permanent(r.err)
+		return inspection.Inspection{}, inspection.Permanent(r.err)
 	}
 	insp := r.insp
 	insp.Depth = depth
-	insp.Flags = append([]runner.Flag{}, insp.Flags...)
-	insp.Services = []runner.Service{}
+	insp.Flags = append([]inspection.Flag{}, insp.Flags...)
+	insp.Services = []inspection.Service{}
 	return insp, nil
 }
 
@@ -158,7 +157,7 @@ func (s *Source) what() string {
 	return s.selector
 }
 
-var _ runner.Inspector = (*Source)(nil)
+var _ inspection.Inspector = (*Source)(nil)
 
 // SplitSpec splits the part of an inspector spec after "inspect:" or
 // "promptfoo:" into the file and the scorer or assertion, at the last
@@ -177,8 +176,8 @@ func SplitSpec(rest string) (path, selector string) {
 // the 0-100 score: pass at 70 or more, fail under 40), unless the options
 // say otherwise (Options.Pass, Options.Fail).
 const (
-	passAt    = runner.PassAt / 100
-	failBelow = runner.FailBelow / 100
+	passAt    = inspection.PassAt / 100
+	failBelow = inspection.FailBelow / 100
 )
 
 // truncate cuts s to at most n runes, marking the cut with "…"; invalid

@@ -9,8 +9,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // anthropicClient speaks the Messages API through the official SDK,
@@ -93,13 +92,13 @@ func (c *anthropicClient) complete(ctx context.Context, req request) (answer, er
 	if err != nil {
 		return answer{}, responseError(res, err, c.now())
 	}
-	a := answer{usage: runner.Usage{Model: req.model, Calls: 1}}
+	a := answer{usage: inspection.Usage{Model: req.model, Calls: 1}}
 	if out.JSON.Usage.Valid() {
 		u := out.Usage
 		a.badUsage = checkTokens(namedCount{"input_tokens", u.InputTokens}, namedCount{"cache_read_input_tokens", u.CacheReadInputTokens},
 			namedCount{"cache_creation_input_tokens", u.CacheCreationInputTokens}, namedCount{"output_tokens", u.OutputTokens},
 			namedCount{"thinking_tokens", u.OutputTokensDetails.ThinkingTokens})
-		// input_tokens excludes the cache; runner.Usage.Input counts all
+		// input_tokens excludes the cache; inspection.Usage.Input counts all
 		// (each part is at most maxReportedTokens: no overflow).
 		a.usage.Input = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 		a.usage.CachedInput = u.CacheReadInputTokens

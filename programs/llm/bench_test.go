@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/judgeserver"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // timedHandler adds up the time the fake provider spends answering, so
@@ -55,7 +55,7 @@ func BenchmarkInspect(b *testing.B) {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
-			if _, err := j.Inspect(ctx, run, runner.Deep); err != nil { // warm the connection
+			if _, err := j.Inspect(ctx, run, inspection.Deep); err != nil { // warm the connection
 				b.Fatal(err)
 			}
 			th.ns.Store(0)
@@ -63,7 +63,7 @@ func BenchmarkInspect(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for b.Loop() {
-				if _, err := j.Inspect(ctx, run, runner.Deep); err != nil {
+				if _, err := j.Inspect(ctx, run, inspection.Deep); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -84,7 +84,7 @@ func BenchmarkPack(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Pack(ctx, run, runner.Deep, DefaultPromptTokens); err != nil {
+				if _, err := Pack(ctx, run, inspection.Deep, DefaultPromptTokens); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -96,7 +96,7 @@ func BenchmarkParseAnswer(b *testing.B) {
 	text := "Here it is:\n```json\n" + goodAnswer + "\n```\n"
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := parseAnswer(context.Background(), text, parseRun, runner.Deep); err != nil {
+		if _, err := parseAnswer(context.Background(), text, parseRun, inspection.Deep); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -138,14 +138,14 @@ func BenchmarkInspectSeparateServer(b *testing.B) {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
-			if _, err := j.Inspect(ctx, run, runner.Deep); err != nil {
+			if _, err := j.Inspect(ctx, run, inspection.Deep); err != nil {
 				b.Fatal(err)
 			}
 			cpu0 := processCPU(b)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := j.Inspect(ctx, run, runner.Deep); err != nil {
+				if _, err := j.Inspect(ctx, run, inspection.Deep); err != nil {
 					b.Fatal(err)
 				}
 			}

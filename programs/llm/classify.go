@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Limits on what is kept of a provider's answer.
@@ -221,13 +221,13 @@ func (j *Judge) classify(err error) error {
 			strings.Contains(strings.ToLower(pe.message), "credit balance")
 		switch {
 		case pe.status == http.StatusUnauthorized:
-			return runner.Fatal(say("authentication failed"))
+			return inspection.Fatal(say("authentication failed"))
 		case pe.status == http.StatusForbidden:
-			return runner.Fatal(say("permission denied"))
+			return inspection.Fatal(say("permission denied"))
 		case pe.status == http.StatusNotFound || pe.code == "model_not_found":
-			return runner.Fatal(say("unknown model or wrong base URL"))
+			return inspection.Fatal(say("unknown model or wrong base URL"))
 		case quota:
-			return runner.Fatal(say("quota or credit exhausted"))
+			return inspection.Fatal(say("quota or credit exhausted"))
 		case pe.status == http.StatusTooManyRequests || pe.status == http.StatusRequestTimeout ||
 			pe.status == http.StatusConflict || pe.status >= 500:
 			what := "rate limited"
@@ -243,11 +243,11 @@ func (j *Judge) classify(err error) error {
 			}
 			e := say(what)
 			if pe.hasRetryAfter {
-				return runner.RetryAfter(e, pe.retryAfter)
+				return inspection.RetryAfter(e, pe.retryAfter)
 			}
 			return e
 		default:
-			return runner.Permanent(say("request rejected"))
+			return inspection.Permanent(say("request rejected"))
 		}
 	}
 	switch {
@@ -263,7 +263,7 @@ func (j *Judge) classify(err error) error {
 		if re != nil {
 			what = re.Error()
 		}
-		return runner.Fatal(fmt.Errorf("%s: %s", name, j.redact(what)))
+		return inspection.Fatal(fmt.Errorf("%s: %s", name, j.redact(what)))
 	}
 	var be *bodyError
 	if errors.As(err, &be) {

@@ -15,8 +15,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Providers.
@@ -86,7 +85,7 @@ type Config struct {
 	// max_tokens); 0 selects DefaultMaxOutputTokens.
 	MaxOutputTokens int64
 	// Seed is sent to OpenAI (plus the call's repeat index, see
-	// runner.RepeatOf) when not nil; the Messages API has no seed, so an
+	// inspection.RepeatOf) when not nil; the Messages API has no seed, so an
 	// Anthropic judge rejects it.
 	Seed *int64
 	// LightPrompt and DeepPrompt are the text/template source of the
@@ -194,7 +193,7 @@ type Judge struct {
 	budget          int64
 	temperature     float64
 	seed            *int64
-	system          map[runner.Depth]string
+	system          map[inspection.Depth]string
 	systemTokens    int64 // the larger of the two system prompts
 	client          completer
 
@@ -257,11 +256,11 @@ func New(cfg Config) (*Judge, error) {
 			return nil, fmt.Errorf("llm: %s: max output tokens %d: %w", name, cfg.MaxOutputTokens, err)
 		}
 	}
-	system := map[runner.Depth]string{}
+	system := map[inspection.Depth]string{}
 	for _, p := range []struct {
-		depth runner.Depth
+		depth inspection.Depth
 		text  string
-	}{{runner.Light, cfg.LightPrompt}, {runner.Deep, cfg.DeepPrompt}} {
+	}{{inspection.Light, cfg.LightPrompt}, {inspection.Deep, cfg.DeepPrompt}} {
 		s, err := renderSystemPrompt(p.depth, p.text)
 		if err != nil {
 			return nil, fmt.Errorf("llm: %s: %w", name, err)
@@ -277,8 +276,8 @@ func New(cfg Config) (*Judge, error) {
 		temperature: cfg.Temperature,
 		seed:        cfg.Seed,
 		system:      system,
-		systemTokens: max(EstimateTokens([]byte(system[runner.Light])),
-			EstimateTokens([]byte(system[runner.Deep]))),
+		systemTokens: max(EstimateTokens([]byte(system[inspection.Light])),
+			EstimateTokens([]byte(system[inspection.Deep]))),
 	}
 	if cfg.OmitTemperature {
 		j.noTemperature.Store(true)
@@ -349,7 +348,7 @@ type identityDoc struct {
 	PackVersion     int      `json:"pack_version"`
 }
 
-func identity(cfg Config, base string, system map[runner.Depth]string) (string, identityDoc) {
+func identity(cfg Config, base string, system map[inspection.Depth]string) (string, identityDoc) {
 	doc := identityDoc{
 		Provider:        cfg.Provider,
 		BaseURL:         base,
@@ -357,8 +356,8 @@ func identity(cfg Config, base string, system map[runner.Depth]string) (string, 
 		MaxOutputTokens: cfg.MaxOutputTokens,
 		Seed:            cfg.Seed,
 		PromptTokens:    cfg.PromptTokens,
-		LightPrompt:     sha256Hex(system[runner.Light]),
-		DeepPrompt:      sha256Hex(system[runner.Deep]),
+		LightPrompt:     sha256Hex(system[inspection.Light]),
+		DeepPrompt:      sha256Hex(system[inspection.Deep]),
 		SchemaVersion:   SchemaVersion,
 		PackVersion:     PackVersion,
 	}
@@ -380,7 +379,7 @@ type Description struct {
 	Parameters map[string]string
 	// PromptSHA256 is the hex SHA-256 of each depth's rendered system
 	// prompt.
-	PromptSHA256 map[runner.Depth]string
+	PromptSHA256 map[inspection.Depth]string
 }
 
 // Describe returns what Identity is a hash of.
@@ -397,7 +396,7 @@ func (j *Judge) Describe() Description {
 		Parameters: map[string]string{"temperature": temp, "seed": seed,
 			"max_output_tokens": strconv.FormatInt(d.MaxOutputTokens, 10), "prompt_tokens": strconv.FormatInt(d.PromptTokens, 10),
 			"schema_version": strconv.Itoa(d.SchemaVersion), "pack_version": strconv.Itoa(d.PackVersion)},
-		PromptSHA256: map[runner.Depth]string{runner.Light: d.LightPrompt, runner.Deep: d.DeepPrompt}}
+		PromptSHA256: map[inspection.Depth]string{inspection.Light: d.LightPrompt, inspection.Deep: d.DeepPrompt}}
 }
 
 func sha256Hex(s string) string {
@@ -414,14 +413,14 @@ func sha256Hex(s string) string {
 // it: that happens for every call of the same model alike.
 func (j *Judge) Identity() string { return j.identity }
 
-// Model is the model name prices are looked up by (runner.Billed).
+// Model is the model name prices are looked up by (inspection.Billed).
 func (j *Judge) Model() string { return j.model }
 
 // Name is "provider:model", how errors name the judge.
 func (j *Judge) Name() string { return j.provider + ":" + j.model }
 
 // MaxCallTokens bounds the tokens of one Inspect call, its repair
-// attempt included (runner.Billed): input twice the system prompt, the
+// attempt included (inspection.Billed): input twice the system prompt, the
 // run message at its full budget and the message overhead, plus the first
 // answer sent back with the repair request; output twice the max output
 // tokens. Token counts are this package's estimate (see EstimateTokens)
@@ -431,10 +430,10 @@ func (j *Judge) MaxCallTokens() (input, output int64) {
 }
 
 // MaxRunTokens bounds the tokens of one Inspect call on run
-// (runner.RunBound): as MaxCallTokens, with the run message's content at
+// (inspection.RunBound): as MaxCallTokens, with the run message's content at
 // most the run's size in bytes plus its file listing (EstimateTokens never
 // counts more than one token a byte), when that is less than the budget.
-func (j *Judge) MaxRunTokens(run sampler.Run, _ runner.Depth) (input, output int64) {
+func (j *Judge) MaxRunTokens(run inspection.Run, _ inspection.Depth) (input, output int64) {
 	content := j.budget
 	if run.SizeBytes > 0 {
 		content = min(content, run.SizeBytes+64*int64(run.Files)+1024)

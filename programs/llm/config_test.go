@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/judgeserver"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
 
@@ -237,7 +237,7 @@ func TestMaxRunTokensBoundsEveryCorpusCall(t *testing.T) {
 			if !r.Valid {
 				continue
 			}
-			for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+			for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 				in, out := j.MaxRunTokens(r, d)
 				if in > maxIn || out > maxOut {
 					t.Fatalf("%s %s: run bound %d/%d above the call bound %d/%d", r.ID, d, in, out, maxIn, maxOut)

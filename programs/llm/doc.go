@@ -10,7 +10,7 @@
 // budget (see Pack), send one request asking for the inspection JSON as
 // structured output (OpenAI response_format json_schema strict; Anthropic
 // a forced tool whose input_schema is the inspection schema), parse the
-// answer with runner.ParseInspection, and when it is malformed or invalid
+// answer with inspection.ParseInspection, and when it is malformed or invalid
 // send ONE repair request carrying the error. Two one-time adaptations
 // are remembered per Judge: a 400 that names temperature drops the
 // temperature, and a 400 that rejects structured output switches to
@@ -18,14 +18,14 @@
 // extra request the first time only.
 //
 // Errors are classified for the runner: 429, 5xx, Anthropic 529 and
-// timeouts are transient (wrapped with runner.RetryAfter when the response
+// timeouts are transient (wrapped with inspection.RetryAfter when the response
 // carries Retry-After or retry-after-ms); 401, 403, an unknown model (404,
 // model_not_found) and an exhausted quota or credit (OpenAI
 // insufficient_quota, Anthropic billing_error or "credit balance") are
-// runner.Fatal; a refusal, an answer still invalid after the repair and
-// every other 4xx are runner.Permanent. Usage of every request that got
+// inspection.Fatal; a refusal, an answer still invalid after the repair and
+// every other 4xx are inspection.Permanent. Usage of every request that got
 // an answer, the repair included, is in the Inspection's Cost.Usage, or
-// attached with runner.WithUsage to the error.
+// attached with inspection.WithUsage to the error.
 //
 // The API key is never part of Identity, of an error, of an Inspection
 // or of anything printed: provider error bodies are summarised by this

@@ -2,13 +2,15 @@ package llm
 
 import (
 	"bytes"
-	"github.com/evalcal/evalcal/internal/testutil"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/internal/testutil"
 
 	"github.com/evalcal/evalcal/internal/judgeserver"
 	"github.com/evalcal/evalcal/sampler"
@@ -98,7 +100,7 @@ func (r *recorder) all() []recorded {
 }
 
 // corpusRun describes a run of the bundled corpus.
-func corpusRun(t testing.TB, id string) sampler.Run {
+func corpusRun(t testing.TB, id string) inspection.Run {
 	t.Helper()
 	dir := filepath.Join("..", "..", "testdata", "runs", id)
 	run, err := sampler.Describe(dir)
@@ -116,10 +118,10 @@ const (
 )
 
 // writeRun creates a run directory with files (relative path -> content).
-func writeRun(t testing.TB, files map[string]string) sampler.Run {
+func writeRun(t testing.TB, files map[string]string) inspection.Run {
 	t.Helper()
 	dir := testutil.WriteFiles(t, filepath.Join(t.TempDir(), "20260101-000000-abcdef"), files)
-	return sampler.Run{ID: filepath.Base(dir), Path: dir, System: "test-system", Era: "state-md-v1", Valid: true}
+	return inspection.Run{ID: filepath.Base(dir), Path: dir, System: "test-system", Era: "state-md-v1", Valid: true}
 }
 
 func ioNopCloser(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // hostileServer is an OpenAI- and Anthropic-compatible server on
@@ -66,18 +66,18 @@ func (hs *hostileServer) judge(t *testing.T, provider, key string) *Judge {
 // inspectWithin runs Inspect under a timeout of limit and fails the test
 // when it has not returned after 5 s more (the goroutine is left behind:
 // the test has failed).
-func inspectWithin(t *testing.T, j *Judge, limit time.Duration) (runner.Inspection, error, time.Duration) {
+func inspectWithin(t *testing.T, j *Judge, limit time.Duration) (inspection.Inspection, error, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	type result struct {
-		insp runner.Inspection
+		insp inspection.Inspection
 		err  error
 	}
 	done := make(chan result, 1)
 	start := time.Now()
 	go func() {
-		insp, err := j.Inspect(ctx, corpusRun(t, runClean), runner.Light)
+		insp, err := j.Inspect(ctx, corpusRun(t, runClean), inspection.Light)
 		done <- result{insp, err}
 	}()
 	select {
@@ -85,7 +85,7 @@ func inspectWithin(t *testing.T, j *Judge, limit time.Duration) (runner.Inspecti
 		return r.insp, r.err, time.Since(start)
 	case <-time.After(limit + 5*time.Second):
 		t.Fatalf("Inspect still running %v after its %v timeout", 5*time.Second, limit)
-		return runner.Inspection{}, nil, 0
+		return inspection.Inspection{}, nil, 0
 	}
 }
 
@@ -103,14 +103,14 @@ func TestHostileAnswerParsingIsBounded(t *testing.T) {
 	}
 	// parseAnswer alone, without a deadline: bounded work, not minutes.
 	start := time.Now()
-	_, err := parseAnswer(context.Background(), bomb, parseRun, runner.Light)
+	_, err := parseAnswer(context.Background(), bomb, parseRun, inspection.Light)
 	if err == nil || time.Since(start) > 2*time.Second*raceSlowdown {
 		t.Errorf("parseAnswer: %v after %v, want a quick failure", err, time.Since(start))
 	}
 	// A cancelled context stops it at once, with the context's error.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := parseAnswer(ctx, goodAnswer, parseRun, runner.Light); err != context.Canceled {
+	if _, err := parseAnswer(ctx, goodAnswer, parseRun, inspection.Light); err != context.Canceled {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
@@ -126,7 +126,7 @@ func TestParseAnswerWorkIsLinear(t *testing.T) {
 	} {
 		for _, n := range []int{100_000, 400_000} {
 			start := time.Now()
-			parseAnswer(context.Background(), shape(n), parseRun, runner.Light)
+			parseAnswer(context.Background(), shape(n), parseRun, inspection.Light)
 			// Milliseconds when linear; the quadratic parser took minutes.
 			if d := time.Since(start); d > 3*time.Second*raceSlowdown {
 				t.Errorf("%.20q x %d: %v, want well under 3 s", shape(1), n, d)
@@ -145,7 +145,7 @@ func TestKeyInAValidAnswerIsRedacted(t *testing.T) {
 		"verdict": "pass", "summary": "the log shows Bearer ` + key + ` and sk-pla***2846"}`
 	for _, p := range providers {
 		hs := startHostile(t, answer, "", "")
-		insp, err := hs.judge(t, p, key).Inspect(context.Background(), corpusRun(t, runClean), runner.Light)
+		insp, err := hs.judge(t, p, key).Inspect(context.Background(), corpusRun(t, runClean), inspection.Light)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -182,13 +182,13 @@ func TestImpossibleUsageIsBookedAtTheBound(t *testing.T) {
 			}
 			hs := startHostile(t, goodAnswer, usage, usage)
 			j := hs.judge(t, p, testKey)
-			_, err := j.Inspect(context.Background(), run, runner.Light)
+			_, err := j.Inspect(context.Background(), run, inspection.Light)
 			if classOf(err) != permanent || !strings.Contains(err.Error(), "impossible usage") {
 				t.Errorf("%s/%s: %v, want a permanent impossible-usage error", c.name, p, err)
 				continue
 			}
-			u, billed := runner.UsageOf(err)
-			in, out := j.MaxRunTokens(run, runner.Light)
+			u, billed := inspection.UsageOf(err)
+			in, out := j.MaxRunTokens(run, inspection.Light)
 			if !billed || u.Input != in || u.Output != out || !u.Missing || u.Calls != 1 {
 				t.Errorf("%s/%s: usage %+v, want the bound %d/%d, missing", c.name, p, u, in, out)
 			}
@@ -244,7 +244,7 @@ func TestCrossOriginRedirectIsFatal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = j.Inspect(context.Background(), corpusRun(t, runClean), runner.Light)
+		_, err = j.Inspect(context.Background(), corpusRun(t, runClean), inspection.Light)
 		if classOf(err) != fatal || !strings.Contains(err.Error(), "another origin") {
 			t.Errorf("%s: %v (%s), want a fatal cross-origin error", p, err, classOf(err))
 		}

@@ -9,19 +9,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // FlagPromptTruncated is the id of the info flag a judge adds when the
 // run did not fit the prompt: its evidence lists the files cut or left
 // out (see Pack).
-const FlagPromptTruncated = runner.FlagInputTruncated
+const FlagPromptTruncated = inspection.FlagInputTruncated
 
 // maxEvidenceBytes bounds the prompt-truncated flag's evidence.
 const maxEvidenceBytes = 1000
 
-// Inspect implements runner.Inspector: it packs run at depth (see Pack),
+// Inspect implements inspection.Inspector: it packs run at depth (see Pack),
 // asks the model for the inspection, and gives a malformed or invalid
 // answer one repair request. The inspection's run_id, depth and system
 // are the run's (whatever the model wrote); its Cost has the wall time of
@@ -32,32 +31,32 @@ const maxEvidenceBytes = 1000
 // without a readable directory, a refusal, and an answer still invalid
 // after the repair (its reason ends with the raw answer, cut to 500
 // bytes) are permanent; a failure after a billed answer carries that
-// usage (runner.WithUsage).
-func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+// usage (inspection.WithUsage).
+func (j *Judge) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	name := j.Name()
 	system, ok := j.system[depth]
 	if !ok {
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("%s: inspect %s: unknown depth %q", name, run.ID, depth))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("%s: inspect %s: unknown depth %q", name, run.ID, depth))
 	}
 	packed, err := Pack(ctx, run, depth, j.budget)
 	if err != nil {
 		if ctx.Err() != nil {
-			return runner.Inspection{}, fmt.Errorf("%s: inspect %s: %w", name, run.ID, err)
+			return inspection.Inspection{}, fmt.Errorf("%s: inspect %s: %w", name, run.ID, err)
 		}
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("%s: pack %s: %w", name, run.ID, err))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("%s: pack %s: %w", name, run.ID, err))
 	}
 	start := time.Now()
-	usage := runner.Usage{Model: j.model}
-	fail := func(err error) (runner.Inspection, error) {
+	usage := inspection.Usage{Model: j.model}
+	fail := func(err error) (inspection.Inspection, error) {
 		if usage.Calls > 0 {
-			err = runner.WithUsage(err, usage)
+			err = inspection.WithUsage(err, usage)
 		}
-		return runner.Inspection{}, err
+		return inspection.Inspection{}, err
 	}
 
 	req := request{model: j.model, system: system, user: packed.Message, maxTokens: j.maxOutput}
 	if j.seed != nil {
-		s := *j.seed + int64(runner.RepeatOf(ctx))
+		s := *j.seed + int64(inspection.RepeatOf(ctx))
 		req.seed = &s
 	}
 	ans, err := j.send(ctx, req)
@@ -69,7 +68,7 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 		return fail(j.classify(err))
 	}
 	if ans.refused {
-		return fail(runner.Permanent(j.refusalError(ans, run, depth)))
+		return fail(inspection.Permanent(j.refusalError(ans, run, depth)))
 	}
 	insp, perr := parseAnswer(ctx, ans.text, run, depth)
 	if ctx.Err() != nil {
@@ -87,19 +86,19 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 			return fail(j.classify(err))
 		}
 		if ans.refused {
-			return fail(runner.Permanent(j.refusalError(ans, run, depth)))
+			return fail(inspection.Permanent(j.refusalError(ans, run, depth)))
 		}
 		insp, perr = parseAnswer(ctx, ans.text, run, depth)
 		if ctx.Err() != nil {
 			return fail(fmt.Errorf("%s: reading the answer for %s: %w", name, run.ID, ctx.Err()))
 		}
 		if perr != nil {
-			return fail(runner.Permanent(fmt.Errorf("%s: answer for %s at %s is not a valid inspection after a repair request: %s; raw answer: %q",
+			return fail(inspection.Permanent(fmt.Errorf("%s: answer for %s at %s is not a valid inspection after a repair request: %s; raw answer: %q",
 				name, run.ID, depth, j.redact(problemText(perr, ans)), j.redact(clip(ans.text, maxRawBytes)))))
 		}
 	}
 	j.redactInspection(&insp)
-	insp.Cost = runner.Cost{
+	insp.Cost = inspection.Cost{
 		Seconds: time.Since(start).Seconds(),
 		Tokens:  usage.Input + usage.Output,
 		Usage:   &usage,
@@ -115,18 +114,18 @@ func (j *Judge) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth
 // booked at its bound (MaxRunTokens, what the --max-cost budget reserved
 // for it), never at less, so a lying server can neither overflow a count
 // nor credit the budget.
-func (j *Judge) impossibleUsage(ans answer, sofar runner.Usage, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+func (j *Judge) impossibleUsage(ans answer, sofar inspection.Usage, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	in, out := j.MaxRunTokens(run, depth)
-	u := runner.Usage{Model: j.model, Calls: sofar.Calls + 1, Input: in, Output: out, Missing: true}
-	err := runner.Permanent(fmt.Errorf("%s: the answer for %s at %s reports impossible usage (%s); the call is booked at its bound of %d input and %d output tokens",
+	u := inspection.Usage{Model: j.model, Calls: sofar.Calls + 1, Input: in, Output: out, Missing: true}
+	err := inspection.Permanent(fmt.Errorf("%s: the answer for %s at %s reports impossible usage (%s); the call is booked at its bound of %d input and %d output tokens",
 		j.Name(), run.ID, depth, j.redact(ans.badUsage), in, out))
-	return runner.Inspection{}, runner.WithUsage(err, u)
+	return inspection.Inspection{}, inspection.WithUsage(err, u)
 }
 
 // redactInspection removes the key from every text of a valid answer
 // (summary, services, flags) before it reaches the cache or a report: a
 // judge may quote a run's file holding it, or be a hostile server.
-func (j *Judge) redactInspection(insp *runner.Inspection) {
+func (j *Judge) redactInspection(insp *inspection.Inspection) {
 	insp.Summary = j.redact(insp.Summary)
 	for i := range insp.Services {
 		s := &insp.Services[i]
@@ -167,7 +166,7 @@ func (j *Judge) send(ctx context.Context, req request) (answer, error) {
 	}
 }
 
-func (j *Judge) refusalError(ans answer, run sampler.Run, depth runner.Depth) error {
+func (j *Judge) refusalError(ans answer, run inspection.Run, depth inspection.Depth) error {
 	msg := fmt.Sprintf("%s: the model refused to inspect %s at %s", j.Name(), run.ID, depth)
 	if r := strings.TrimSpace(ans.refusal); r != "" {
 		msg += ": " + j.redact(clip(r, maxRawBytes))
@@ -206,7 +205,7 @@ const (
 
 // parseAnswer reads the inspection in a model's answer: the answer
 // itself when it is one JSON object, else the first JSON object in the
-// text (inside a ```json fence or prose) that runner.ParseInspection
+// text (inside a ```json fence or prose) that inspection.ParseInspection
 // accepts; the error is the first candidate's. run_id, depth and system
 // are set from the run, cost is cleared.
 //
@@ -214,7 +213,7 @@ const (
 // started (a failed one counts), the decodes together read at most
 // decodeWork*len(text)+decodeSlack bytes, and ctx is checked before
 // every decode and every read (its error is returned as is).
-func parseAnswer(ctx context.Context, text string, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+func parseAnswer(ctx context.Context, text string, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	var firstErr error
 	work := &workReader{ctx: ctx, left: decodeWork*int64(len(text)) + decodeSlack}
 	tried, attempts := 0, 0
@@ -223,7 +222,7 @@ func parseAnswer(ctx context.Context, text string, run sampler.Run, depth runner
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return runner.Inspection{}, err
+			return inspection.Inspection{}, err
 		}
 		if work.left <= 0 {
 			break
@@ -239,10 +238,10 @@ func parseAnswer(ctx context.Context, text string, run sampler.Run, depth runner
 			continue
 		}
 		tried++
-		insp, err := runner.ParseInspection(raw)
+		insp, err := inspection.ParseInspection(raw)
 		if err == nil {
 			insp.RunID, insp.Depth, insp.System = run.ID, depth, run.System
-			insp.Cost = runner.Cost{}
+			insp.Cost = inspection.Cost{}
 			return insp, nil
 		}
 		if firstErr == nil {
@@ -251,15 +250,15 @@ func parseAnswer(ctx context.Context, text string, run sampler.Run, depth runner
 		i += len(raw) - 1 // the next candidate starts after this object
 	}
 	if err := ctx.Err(); err != nil {
-		return runner.Inspection{}, err
+		return inspection.Inspection{}, err
 	}
 	switch {
 	case firstErr != nil:
-		return runner.Inspection{}, firstErr
+		return inspection.Inspection{}, firstErr
 	case strings.TrimSpace(text) == "":
-		return runner.Inspection{}, errors.New("empty answer")
+		return inspection.Inspection{}, errors.New("empty answer")
 	default:
-		return runner.Inspection{}, errors.New("no JSON object in the answer")
+		return inspection.Inspection{}, errors.New("no JSON object in the answer")
 	}
 }
 
@@ -295,7 +294,7 @@ func (w *workReader) Read(p []byte) (int, error) {
 }
 
 // truncationFlag records what Pack cut.
-func truncationFlag(p Packed) runner.Flag {
+func truncationFlag(p Packed) inspection.Flag {
 	var ev strings.Builder
 	for i, c := range p.Cut {
 		s := c.String()
@@ -308,9 +307,9 @@ func truncationFlag(p Packed) runner.Flag {
 		}
 		ev.WriteString(s)
 	}
-	return runner.Flag{
+	return inspection.Flag{
 		ID:       FlagPromptTruncated,
-		Severity: runner.SeverityInfo,
+		Severity: inspection.SeverityInfo,
 		Description: fmt.Sprintf("the prompt held %d of the %d bytes of the run's files shown at this depth; %d cut or left out",
 			p.ShownBytes, p.InScopeBytes, len(p.Cut)),
 		Evidence: ev.String(),

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/judgeserver"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // TestInspectBothProvidersAskForStructuredOutput: one request per
@@ -26,15 +26,15 @@ func TestInspectBothProvidersAskForStructuredOutput(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			fp := startServer(t, judgeserver.Options{})
 			j := fp.judge(t, p, judgeserver.ModelLarge)
-			insp, err := j.Inspect(context.Background(), run, runner.Deep)
+			insp, err := j.Inspect(context.Background(), run, inspection.Deep)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if insp.RunID != run.ID || insp.Depth != runner.Deep || insp.System != run.System {
+			if insp.RunID != run.ID || insp.Depth != inspection.Deep || insp.System != run.System {
 				t.Errorf("run_id, depth, system = %q, %q, %q; want the run's %q, deep, %q",
 					insp.RunID, insp.Depth, insp.System, run.ID, run.System)
 			}
-			if insp.Verdict != runner.VerdictPartial || !hasFlag(insp, "placeholder-output") {
+			if insp.Verdict != inspection.VerdictPartial || !hasFlag(insp, "placeholder-output") {
 				t.Errorf("verdict %s, flags %v; want partial with placeholder-output", insp.Verdict, insp.Flags)
 			}
 			reqs := fp.rec.all()
@@ -79,7 +79,7 @@ func TestInspectBothProvidersAskForStructuredOutput(t *testing.T) {
 
 // reportedUsage reads the usage a response body reports, as the runner
 // counts it (Anthropic's input_tokens exclude cached tokens).
-func reportedUsage(t *testing.T, provider string, body []byte) runner.Usage {
+func reportedUsage(t *testing.T, provider string, body []byte) inspection.Usage {
 	t.Helper()
 	var doc struct {
 		Usage struct {
@@ -98,13 +98,13 @@ func reportedUsage(t *testing.T, provider string, body []byte) runner.Usage {
 	}
 	u := doc.Usage
 	if provider == OpenAI {
-		return runner.Usage{Input: u.PromptTokens, Output: u.CompletionTokens, CachedInput: u.Details.Cached}
+		return inspection.Usage{Input: u.PromptTokens, Output: u.CompletionTokens, CachedInput: u.Details.Cached}
 	}
-	return runner.Usage{Input: u.InputTokens + u.CacheRead, Output: u.OutputTokens, CachedInput: u.CacheRead}
+	return inspection.Usage{Input: u.InputTokens + u.CacheRead, Output: u.OutputTokens, CachedInput: u.CacheRead}
 }
 
-func hasFlag(insp runner.Inspection, id string) bool {
-	return slices.ContainsFunc(insp.Flags, func(f runner.Flag) bool { return f.ID == id })
+func hasFlag(insp inspection.Inspection, id string) bool {
+	return slices.ContainsFunc(insp.Flags, func(f inspection.Flag) bool { return f.ID == id })
 }
 
 // class is an error's class for the runner.
@@ -121,9 +121,9 @@ func classOf(err error) class {
 	switch {
 	case err == nil:
 		return ok
-	case runner.IsFatal(err):
+	case inspection.IsFatal(err):
 		return fatal
-	case runner.IsPermanent(err):
+	case inspection.IsPermanent(err):
 		return permanent
 	}
 	return transient
@@ -171,14 +171,14 @@ func TestInspectFaults(t *testing.T) {
 			t.Run(p+"/"+c.model, func(t *testing.T) {
 				fp := startServer(t, judgeserver.Options{RetryAfter: retryAfter})
 				j := fp.judge(t, p, c.model)
-				insp, err := j.Inspect(context.Background(), run, runner.Light)
+				insp, err := j.Inspect(context.Background(), run, inspection.Light)
 				if got := classOf(err); got != c.class {
 					t.Fatalf("class %s (%v), want %s", got, err, c.class)
 				}
 				if n := fp.srv.Requests(); n != int64(c.requests) {
 					t.Errorf("%d requests, want %d", n, c.requests)
 				}
-				d, has := runner.RetryAfterOf(err)
+				d, has := inspection.RetryAfterOf(err)
 				switch {
 				case c.after < 0 && has:
 					t.Errorf("RetryAfter %v, want none", d)
@@ -190,10 +190,10 @@ func TestInspectFaults(t *testing.T) {
 						t.Errorf("error %v does not say %q", err, w)
 					}
 				}
-				var u runner.Usage
+				var u inspection.Usage
 				var billed bool
 				if err != nil {
-					u, billed = runner.UsageOf(err)
+					u, billed = inspection.UsageOf(err)
 				} else if insp.Cost.Usage != nil {
 					u, billed = *insp.Cost.Usage, true
 				}
@@ -203,7 +203,7 @@ func TestInspectFaults(t *testing.T) {
 				if c.billed > 0 && (!billed || u.Calls != c.billed || (u.Input == 0) != u.Missing) {
 					t.Errorf("usage %+v (%v), want %d billed calls", u, billed, c.billed)
 				}
-				if c.class == ok && insp.Verdict != runner.VerdictPass {
+				if c.class == ok && insp.Verdict != inspection.VerdictPass {
 					t.Errorf("verdict %s, want pass on the clean run", insp.Verdict)
 				}
 			})
@@ -217,8 +217,8 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 	run := corpusRun(t, runClean)
 	for _, p := range providers {
 		fp := startServer(t, judgeserver.Options{RetryAfter: 3 * time.Second})
-		_, err := fp.judge(t, p, "judge-mini+429date").Inspect(context.Background(), run, runner.Light)
-		d, has := runner.RetryAfterOf(err)
+		_, err := fp.judge(t, p, "judge-mini+429date").Inspect(context.Background(), run, inspection.Light)
+		d, has := inspection.RetryAfterOf(err)
 		if classOf(err) != transient || !has || d < time.Second || d > 3*time.Second {
 			t.Errorf("%s: %v, RetryAfter %v %v; want transient with 1s..3s", p, err, d, has)
 		}
@@ -233,7 +233,7 @@ func TestRepairUsageSumsBothCalls(t *testing.T) {
 	for _, p := range providers {
 		t.Run(p, func(t *testing.T) {
 			fp := startServer(t, judgeserver.Options{})
-			insp, err := fp.judge(t, p, "judge-mini+truncated*1").Inspect(context.Background(), run, runner.Light)
+			insp, err := fp.judge(t, p, "judge-mini+truncated*1").Inspect(context.Background(), run, inspection.Light)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -267,7 +267,7 @@ func TestAdaptationsAreRemembered(t *testing.T) {
 				fp := startServer(t, judgeserver.Options{})
 				j := fp.judge(t, p, "judge-mini+"+fault)
 				for i := range 2 {
-					if _, err := j.Inspect(context.Background(), run, runner.Light); err != nil {
+					if _, err := j.Inspect(context.Background(), run, inspection.Light); err != nil {
 						t.Fatalf("inspection %d: %v", i, err)
 					}
 				}
@@ -295,7 +295,7 @@ func TestTextOnlyServer(t *testing.T) {
 	run := corpusRun(t, runPlaceholder)
 	fp := startServer(t, judgeserver.Options{TextOnly: true})
 	j := fp.judge(t, OpenAI, judgeserver.ModelLarge)
-	insp, err := j.Inspect(context.Background(), run, runner.Deep)
+	insp, err := j.Inspect(context.Background(), run, inspection.Deep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestOmitTemperatureAndSeed(t *testing.T) {
 	fp := startServer(t, judgeserver.Options{})
 	seed := int64(7)
 	j := fp.judge(t, OpenAI, judgeserver.ModelMini, func(c *Config) { c.OmitTemperature = true; c.Seed = &seed })
-	if _, err := j.Inspect(runner.WithRepeat(context.Background(), 2), run, runner.Light); err != nil {
+	if _, err := j.Inspect(inspection.WithRepeat(context.Background(), 2), run, inspection.Light); err != nil {
 		t.Fatal(err)
 	}
 	var body map[string]any
@@ -339,7 +339,7 @@ func TestSlowAnswerTimesOut(t *testing.T) {
 		j := fp.judge(t, p, "judge-mini+slow")
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		start := time.Now()
-		_, err := j.Inspect(ctx, run, runner.Light)
+		_, err := j.Inspect(ctx, run, inspection.Light)
 		cancel()
 		if classOf(err) != transient || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "timed out") {
 			t.Errorf("%s: %v, want a transient timeout", p, err)
@@ -356,8 +356,8 @@ func TestCancelledCallIsNotPermanent(t *testing.T) {
 	fp := startServer(t, judgeserver.Options{SlowDelay: 30 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	_, err := fp.judge(t, OpenAI, "judge-mini+slow").Inspect(ctx, run, runner.Light)
-	if !errors.Is(err, context.Canceled) || runner.IsPermanent(err) {
+	_, err := fp.judge(t, OpenAI, "judge-mini+slow").Inspect(ctx, run, inspection.Light)
+	if !errors.Is(err, context.Canceled) || inspection.IsPermanent(err) {
 		t.Errorf("%v: want context.Canceled, not permanent", err)
 	}
 }
@@ -369,7 +369,7 @@ func TestConnectionRefusedIsTransient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = j.Inspect(context.Background(), corpusRun(t, runClean), runner.Light)
+	_, err = j.Inspect(context.Background(), corpusRun(t, runClean), inspection.Light)
 	if classOf(err) != transient || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), testKey) {
 		t.Errorf("%v: want a transient error naming the address", err)
 	}
@@ -381,21 +381,21 @@ func TestPromptTruncationIsRecorded(t *testing.T) {
 	run := corpusRun(t, runLarge)
 	fp := startServer(t, judgeserver.Options{})
 	j := fp.judge(t, Anthropic, judgeserver.ModelLarge, func(c *Config) { c.PromptTokens = 4000 })
-	insp, err := j.Inspect(context.Background(), run, runner.Deep)
+	insp, err := j.Inspect(context.Background(), run, inspection.Deep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(insp.Flags, func(f runner.Flag) bool { return f.ID == FlagPromptTruncated })
+	i := slices.IndexFunc(insp.Flags, func(f inspection.Flag) bool { return f.ID == FlagPromptTruncated })
 	if i < 0 {
 		t.Fatalf("flags %v, want %s", insp.Flags, FlagPromptTruncated)
 	}
 	f := insp.Flags[i]
-	if f.Severity != runner.SeverityInfo || !strings.Contains(f.Evidence, "bindings/inventory/deps.json") ||
+	if f.Severity != inspection.SeverityInfo || !strings.Contains(f.Evidence, "bindings/inventory/deps.json") ||
 		!strings.Contains(f.Evidence, "of 100071 bytes shown") {
 		t.Errorf("flag %+v: want info evidence naming the cut 100071-byte deps.json", f)
 	}
 	// The light depth of the same run fits: no flag.
-	insp, err = j.Inspect(context.Background(), run, runner.Light)
+	insp, err = j.Inspect(context.Background(), run, inspection.Light)
 	if err != nil || hasFlag(insp, FlagPromptTruncated) {
 		t.Errorf("light: %v, flags %v; want no truncation", err, insp.Flags)
 	}
@@ -409,7 +409,7 @@ func TestMaxCallTokensBoundsARepairedCall(t *testing.T) {
 	for _, p := range providers {
 		fp := startServer(t, judgeserver.Options{})
 		j := fp.judge(t, p, "judge-large+truncated*1", func(c *Config) { c.PromptTokens = 8000; c.MaxOutputTokens = 512 })
-		insp, err := j.Inspect(context.Background(), run, runner.Deep)
+		insp, err := j.Inspect(context.Background(), run, inspection.Deep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,7 +432,7 @@ func TestInspectRejectsUnknownDepthAndMissingDir(t *testing.T) {
 	}
 	run := corpusRun(t, runClean)
 	run.Path += "-gone"
-	if _, err := j.Inspect(context.Background(), run, runner.Light); classOf(err) != permanent {
+	if _, err := j.Inspect(context.Background(), run, inspection.Light); classOf(err) != permanent {
 		t.Errorf("missing directory: %v, want permanent", err)
 	}
 	if n := fp.srv.Requests(); n != 0 {
@@ -451,7 +451,7 @@ func TestInspectConcurrently(t *testing.T) {
 		errs := make(chan error, n)
 		for i := range n {
 			go func() {
-				d := []runner.Depth{runner.Light, runner.Deep}[i%2]
+				d := []inspection.Depth{inspection.Light, inspection.Deep}[i%2]
 				insp, err := j.Inspect(context.Background(), run, d)
 				if err == nil && insp.Depth != d {
 					err = errors.New("wrong depth")
@@ -495,7 +495,7 @@ func TestBadAnswerBodiesAreTransient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = j.Inspect(context.Background(), corpusRun(t, runClean), runner.Light)
+		_, err = j.Inspect(context.Background(), corpusRun(t, runClean), inspection.Light)
 		if classOf(err) != transient || !strings.Contains(err.Error(), "answer body") {
 			t.Errorf("%s: %v, want a transient answer-body error", name, err)
 		}

@@ -7,12 +7,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
-
-	"github.com/evalcal/evalcal/runner"
 )
 
 // request is one provider request, provider-neutral.
@@ -48,7 +47,7 @@ type answer struct {
 	refusal string
 	// cutShort: the answer stopped at the max output tokens.
 	cutShort bool
-	usage    runner.Usage
+	usage    inspection.Usage
 	// badUsage, when not empty, says which reported token count is
 	// impossible (see checkTokens); usage is then not to be believed.
 	badUsage string
@@ -143,7 +142,7 @@ func (c *openAIClient) complete(ctx context.Context, req request) (answer, error
 	if err != nil {
 		return answer{}, responseError(res, err, c.now())
 	}
-	a := answer{usage: runner.Usage{Model: req.model, Calls: 1}}
+	a := answer{usage: inspection.Usage{Model: req.model, Calls: 1}}
 	if out.JSON.Usage.Valid() {
 		u := out.Usage
 		a.badUsage = checkTokens(namedCount{"prompt_tokens", u.PromptTokens}, namedCount{"completion_tokens", u.CompletionTokens},

@@ -19,8 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Packing limits.
@@ -196,7 +195,7 @@ func frame(rel string) int64 { return 2*int64(len(rel)) + fileFrameBytes }
 // at most MaxRunFiles entries are walked. A run without a readable
 // directory is an error; an unreadable file inside it is listed as such.
 // Pack honours ctx between files.
-func Pack(ctx context.Context, run sampler.Run, depth runner.Depth, budget int64) (Packed, error) {
+func Pack(ctx context.Context, run inspection.Run, depth inspection.Depth, budget int64) (Packed, error) {
 	if run.Path == "" {
 		return Packed{}, fmt.Errorf("run %s has no directory", run.ID)
 	}
@@ -228,7 +227,7 @@ func Pack(ctx context.Context, run sampler.Run, depth runner.Depth, budget int64
 }
 
 // walkRunDir lists the run directory root without following symlinks.
-func walkRunDir(ctx context.Context, root string, depth runner.Depth) ([]*entry, []Cut, error) {
+func walkRunDir(ctx context.Context, root string, depth inspection.Depth) ([]*entry, []Cut, error) {
 	var entries []*entry
 	var cut []Cut
 	walked := 0
@@ -268,7 +267,7 @@ func walkRunDir(ctx context.Context, root string, depth runner.Depth) ([]*entry,
 			if slices.Contains(logFiles, rel) || slices.Contains(manifestFiles, rel) {
 				e.tier = 1
 			}
-			e.inScope = depth == runner.Deep || e.tier == 1
+			e.inScope = depth == inspection.Deep || e.tier == 1
 		default:
 			e.kind = kindOther
 		}
@@ -292,7 +291,7 @@ func walkRunDir(ctx context.Context, root string, depth runner.Depth) ([]*entry,
 // packOnce allocates budgetBytes over the entries, reads what is shown
 // and writes the message. listingOnly drops every content (the last
 // resort when re-packing did not converge).
-func packOnce(ctx context.Context, run sampler.Run, depth runner.Depth, entries []*entry, walkCut []Cut,
+func packOnce(ctx context.Context, run inspection.Run, depth inspection.Depth, entries []*entry, walkCut []Cut,
 	budget, budgetBytes int64, listingOnly bool) (Packed, error) {
 	var head strings.Builder
 	fmt.Fprintf(&head, "Run: %s\nSystem: %s\nLayout: %s\nDepth: %s\n\n",
@@ -402,7 +401,7 @@ func packOnce(ctx context.Context, run sampler.Run, depth runner.Depth, entries 
 	if listed < len(entries) {
 		fmt.Fprintf(&b, "[... %d more entries not listed]\n", len(entries)-listed)
 	}
-	if depth == runner.Light {
+	if depth == inspection.Light {
 		b.WriteString("\nContents (light depth: the log and the program or manifest only).\n")
 	} else {
 		b.WriteString("\nContents (deep depth: every file that fits, the log and the program or manifest first).\n")

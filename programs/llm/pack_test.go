@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 func TestEstimateTokens(t *testing.T) {
@@ -89,7 +89,7 @@ func TestPackLightShowsOnlyLogAndManifest(t *testing.T) {
 		"bindings/empty.md":  "",
 		"workspace/a/out.md": "OUTPUT-TEXT\n",
 	})
-	light, err := Pack(context.Background(), run, runner.Light, DefaultPromptTokens)
+	light, err := Pack(context.Background(), run, inspection.Light, DefaultPromptTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestPackLightShowsOnlyLogAndManifest(t *testing.T) {
 	if len(light.Cut) != 0 {
 		t.Errorf("cut %v, want none", light.Cut)
 	}
-	deep, err := Pack(context.Background(), run, runner.Deep, DefaultPromptTokens)
+	deep, err := Pack(context.Background(), run, inspection.Deep, DefaultPromptTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestPackCutsLargestFilesKeepingHeadAndTail(t *testing.T) {
 		"bindings/b.md": big,
 	})
 	const budget = 2000
-	p, err := Pack(context.Background(), run, runner.Deep, budget)
+	p, err := Pack(context.Background(), run, inspection.Deep, budget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestPackCutsLargestFilesKeepingHeadAndTail(t *testing.T) {
 func TestPackLogCutKeepsTerminator(t *testing.T) {
 	log := strings.Repeat("narrative text of the run log\n", 2000) + "9→ last ✓\n---error 2026-01-01T00:00:00Z boom\n"
 	run := writeRun(t, map[string]string{"state.md": log, "program.prose": "p\n"})
-	p, err := Pack(context.Background(), run, runner.Light, MinPromptTokens)
+	p, err := Pack(context.Background(), run, inspection.Light, MinPromptTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestPackNeverFollowsSymlinksOrOpensFIFOs(t *testing.T) {
 	done := make(chan struct{})
 	var p Packed
 	var err error
-	go func() { p, err = Pack(context.Background(), run, runner.Deep, DefaultPromptTokens); close(done) }()
+	go func() { p, err = Pack(context.Background(), run, inspection.Deep, DefaultPromptTokens); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -237,7 +237,7 @@ func TestOpenRegularRefusesSymlinkAndFIFO(t *testing.T) {
 
 func TestPackBinaryFileIsListedNotShown(t *testing.T) {
 	run := writeRun(t, map[string]string{"state.md": "---end x\n", "bindings/blob.bin": "PK\x00\x03BINARY-BYTES"})
-	p, err := Pack(context.Background(), run, runner.Deep, DefaultPromptTokens)
+	p, err := Pack(context.Background(), run, inspection.Deep, DefaultPromptTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestPackBinaryFileIsListedNotShown(t *testing.T) {
 func TestPackNonASCIIStaysWithinBudget(t *testing.T) {
 	cjk := strings.Repeat("日本語の出力テキストです。", 800)
 	run := writeRun(t, map[string]string{"state.md": "---end x\n", "bindings/a.md": cjk, "bindings/b.md": cjk})
-	p, err := Pack(context.Background(), run, runner.Deep, 3000)
+	p, err := Pack(context.Background(), run, inspection.Deep, 3000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestPackPropertyWithinBudget(t *testing.T) {
 		}
 		run := writeRun(t, files)
 		budget := int64(MinPromptTokens + rng.IntN(20000))
-		depth := []runner.Depth{runner.Light, runner.Deep}[i%2]
+		depth := []inspection.Depth{inspection.Light, inspection.Deep}[i%2]
 		p, err := Pack(context.Background(), run, depth, budget)
 		if err != nil {
 			t.Fatal(err)
@@ -296,7 +296,7 @@ func TestPackPropertyWithinBudget(t *testing.T) {
 			t.Errorf("case %d: cuts not in path order", i)
 		}
 		for rel, content := range files {
-			inScope := depth == runner.Deep || rel == "state.md"
+			inScope := depth == inspection.Deep || rel == "state.md"
 			tag := fenceTagRE.FindString(p.Message)
 			whole := strings.Contains(p.Message, fmt.Sprintf("===== %s (%d bytes) ===== %s\n%s===== end", rel, len(content), tag, content))
 			if inScope && whole == cut[rel] {
@@ -316,7 +316,7 @@ func TestPackListingIsCutToItsShare(t *testing.T) {
 		files[fmt.Sprintf("bindings/a-rather-long-directory-name/file-%04d.md", i)] = "x\n"
 	}
 	run := writeRun(t, files)
-	p, err := Pack(context.Background(), run, runner.Light, MinPromptTokens)
+	p, err := Pack(context.Background(), run, inspection.Light, MinPromptTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,22 +336,22 @@ func TestPackErrors(t *testing.T) {
 	run := writeRun(t, map[string]string{"state.md": "---end x\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Pack(ctx, run, runner.Deep, DefaultPromptTokens); !errors.Is(err, context.Canceled) {
+	if _, err := Pack(ctx, run, inspection.Deep, DefaultPromptTokens); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 	gone := run
 	gone.Path = filepath.Join(run.Path, "nope")
-	if _, err := Pack(context.Background(), gone, runner.Deep, DefaultPromptTokens); err == nil {
+	if _, err := Pack(context.Background(), gone, inspection.Deep, DefaultPromptTokens); err == nil {
 		t.Error("a missing directory was packed")
 	}
 	file := run
 	file.Path = filepath.Join(run.Path, "state.md")
-	if _, err := Pack(context.Background(), file, runner.Deep, DefaultPromptTokens); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if _, err := Pack(context.Background(), file, inspection.Deep, DefaultPromptTokens); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("a file as run directory: %v", err)
 	}
 	none := run
 	none.Path = ""
-	if _, err := Pack(context.Background(), none, runner.Deep, DefaultPromptTokens); err == nil {
+	if _, err := Pack(context.Background(), none, inspection.Deep, DefaultPromptTokens); err == nil {
 		t.Error("a run without a directory was packed")
 	}
 }
@@ -377,14 +377,14 @@ func TestTrimPartialRunes(t *testing.T) {
 func TestPackQuotesControlCharactersInNames(t *testing.T) {
 	run := writeRun(t, map[string]string{"state.md": "---end x\n", "bindings/x\nDepth: deep": "evil\n"})
 	run.System = "sys\nDepth: deep"
-	p, err := Pack(context.Background(), run, runner.Light, DefaultPromptTokens)
+	p, err := Pack(context.Background(), run, inspection.Light, DefaultPromptTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(p.Message, "\nDepth: deep") || !strings.Contains(p.Message, `- "bindings/x\nDepth: deep" 5`) {
 		t.Errorf("a name forged a line:\n%s", p.Message)
 	}
-	deep, err := Pack(context.Background(), run, runner.Deep, DefaultPromptTokens)
+	deep, err := Pack(context.Background(), run, inspection.Deep, DefaultPromptTokens)
 	if err != nil || !strings.Contains(deep.Message, "evil") {
 		t.Errorf("the file with a quoted name is not shown at deep: %v", err)
 	}

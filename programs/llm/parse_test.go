@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 const goodAnswer = `{"runtime_fidelity": 80, "task_effectiveness": 70, "services": [], "flags": [], "verdict": "pass", "summary": "ok"}`
 
-var parseRun = sampler.Run{ID: "20260101-000000-abcdef", System: "sys"}
+var parseRun = inspection.Run{ID: "20260101-000000-abcdef", System: "sys"}
 
 func TestParseAnswerFindsTheInspection(t *testing.T) {
 	cases := map[string]string{
@@ -26,12 +25,12 @@ func TestParseAnswerFindsTheInspection(t *testing.T) {
 		"own run fields": `{"run_id": "other", "depth": "deep", "system": "x", "cost": {"usd": 9},` + goodAnswer[1:],
 	}
 	for name, text := range cases {
-		insp, err := parseAnswer(context.Background(), text, parseRun, runner.Light)
+		insp, err := parseAnswer(context.Background(), text, parseRun, inspection.Light)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if insp.RunID != parseRun.ID || insp.Depth != runner.Light || insp.System != "sys" || insp.Cost != (runner.Cost{}) {
+		if insp.RunID != parseRun.ID || insp.Depth != inspection.Light || insp.System != "sys" || insp.Cost != (inspection.Cost{}) {
 			t.Errorf("%s: run fields %q %q %q cost %+v, want the run's and no cost", name, insp.RunID, insp.Depth, insp.System, insp.Cost)
 		}
 		if insp.RuntimeFidelity != 80 || insp.TaskEffectiveness != 70 || insp.Verdict != "pass" {
@@ -51,14 +50,14 @@ func TestParseAnswerErrorsNameTheProblem(t *testing.T) {
 		`{"x": 1} then ` + strings.Replace(goodAnswer, "pass", "ok", 1): "runtime_fidelity: missing",
 	}
 	for text, want := range cases {
-		_, err := parseAnswer(context.Background(), text, parseRun, runner.Deep)
+		_, err := parseAnswer(context.Background(), text, parseRun, inspection.Deep)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("parseAnswer(%q) = %v, want %q", text, err, want)
 		}
 	}
-	var fe *runner.FieldError
-	if _, err := parseAnswer(context.Background(), `{"runtime_fidelity": 80}`, parseRun, runner.Deep); !errors.As(err, &fe) {
-		t.Errorf("%v is not a *runner.FieldError", err)
+	var fe *inspection.FieldError
+	if _, err := parseAnswer(context.Background(), `{"runtime_fidelity": 80}`, parseRun, inspection.Deep); !errors.As(err, &fe) {
+		t.Errorf("%v is not a *inspection.FieldError", err)
 	}
 }
 
@@ -78,13 +77,13 @@ func FuzzParseAnswer(f *testing.F) {
 			big += big
 		}
 		start := time.Now()
-		parseAnswer(context.Background(), big, parseRun, runner.Light)
+		parseAnswer(context.Background(), big, parseRun, inspection.Light)
 		if d := time.Since(start); d > 2*time.Second {
 			t.Fatalf("parsing %d bytes (%.40q repeated) took %v", len(big), text, d)
 		}
-		insp, err := parseAnswer(context.Background(), text, parseRun, runner.Light)
+		insp, err := parseAnswer(context.Background(), text, parseRun, inspection.Light)
 		if err == nil {
-			if insp.RunID != parseRun.ID || runner.CheckInspection(insp) != nil {
+			if insp.RunID != parseRun.ID || inspection.CheckInspection(insp) != nil {
 				t.Fatalf("accepted an invalid inspection %+v", insp)
 			}
 		}

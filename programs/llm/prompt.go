@@ -9,7 +9,6 @@ import (
 	"text/template"
 
 	"github.com/evalcal/evalcal/inspection"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // The built-in system prompts, derived from the inspector's depth
@@ -23,8 +22,8 @@ var (
 
 // BuiltinPrompt returns the built-in template source of depth (a start
 // for a user's own --light-prompt / --deep-prompt file).
-func BuiltinPrompt(depth runner.Depth) string {
-	if depth == runner.Light {
+func BuiltinPrompt(depth inspection.Depth) string {
+	if depth == inspection.Light {
 		return builtinLightPrompt
 	}
 	return builtinDeepPrompt
@@ -68,11 +67,11 @@ func AnswerSchema() map[string]any {
 		}, "name", "status")},
 		"flags": map[string]any{"type": "array", "items": object(map[string]any{
 			"id":          str("short kebab-case id"),
-			"severity":    map[string]any{"type": "string", "enum": []string{runner.SeverityInfo, runner.SeverityWarning, runner.SeverityCritical}},
+			"severity":    map[string]any{"type": "string", "enum": []string{inspection.SeverityInfo, inspection.SeverityWarning, inspection.SeverityCritical}},
 			"description": str("one line"),
 			"evidence":    str("file and line or marker, or a short quote"),
 		}, "id", "severity", "description", "evidence")},
-		"verdict": map[string]any{"type": "string", "enum": []string{runner.VerdictPass, runner.VerdictPartial, runner.VerdictFail}},
+		"verdict": map[string]any{"type": "string", "enum": []string{inspection.VerdictPass, inspection.VerdictPartial, inspection.VerdictFail}},
 		"summary": str("one or two sentences"),
 	}, "runtime_fidelity", "task_effectiveness", "services", "flags", "verdict", "summary")
 }
@@ -99,7 +98,7 @@ func schemaText() string {
 }
 
 // promptData returns the template data of depth.
-func promptData(depth runner.Depth) PromptData {
+func promptData(depth inspection.Depth) PromptData {
 	d := PromptData{
 		Depth:         string(depth),
 		Schema:        schemaText(),
@@ -109,7 +108,7 @@ func promptData(depth runner.Depth) PromptData {
 		LogFiles:      strings.Join(logFiles, " or "),
 		ManifestFiles: strings.Join(manifestFiles, ", "),
 	}
-	if depth == runner.Light {
+	if depth == inspection.Light {
 		d.RuntimeCap, d.TaskCap = inspection.LightRuntimeCap, inspection.LightTaskCap
 	}
 	return d
@@ -118,7 +117,7 @@ func promptData(depth runner.Depth) PromptData {
 // renderSystemPrompt executes the template src ("" for the built-in one)
 // for depth. A template that does not parse, names a field PromptData
 // lacks, or renders to nothing is an error.
-func renderSystemPrompt(depth runner.Depth, src string) (string, error) {
+func renderSystemPrompt(depth inspection.Depth, src string) (string, error) {
 	if src == "" {
 		src = BuiltinPrompt(depth)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/judgeserver"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // TestPlantedKeyNeverLeaks plants a key and runs both providers through
@@ -47,7 +47,7 @@ func TestPlantedKeyNeverLeaks(t *testing.T) {
 					t.Fatal(err)
 				}
 				outputs = append(outputs, j.Identity(), fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg))
-				for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+				for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 					insp, err := j.Inspect(context.Background(), run, d)
 					if err != nil {
 						outputs = append(outputs, fmt.Sprintf("%v|%+v|%#v|%q", err, err, err, err.Error()))
@@ -59,7 +59,7 @@ func TestPlantedKeyNeverLeaks(t *testing.T) {
 						if errors.As(err, &oe) || errors.As(err, &ae) {
 							t.Errorf("%s %s: the SDK error is reachable from %v", p, m, err)
 						}
-						if u, ok := runner.UsageOf(err); ok {
+						if u, ok := inspection.UsageOf(err); ok {
 							data, _ := json.Marshal(u)
 							outputs = append(outputs, string(data))
 						}
@@ -73,7 +73,7 @@ func TestPlantedKeyNeverLeaks(t *testing.T) {
 	}
 	// A connection error and a bad config.
 	j, _ := New(Config{Provider: OpenAI, Model: "m", BaseURL: "http://127.0.0.1:1/v1?x=1", APIKey: planted})
-	_, err := j.Inspect(context.Background(), run, runner.Light)
+	_, err := j.Inspect(context.Background(), run, inspection.Light)
 	outputs = append(outputs, fmt.Sprint(err))
 	_, err = New(Config{Provider: OpenAI, Model: "m", BaseURL: "http://user:" + planted + "@host/v1", APIKey: planted})
 	outputs = append(outputs, fmt.Sprint(err))
@@ -121,7 +121,7 @@ func TestKeyOnlyInItsHeader(t *testing.T) {
 	run := corpusRun(t, runClean)
 	for _, p := range providers {
 		fp := startServer(t, judgeserver.Options{})
-		if _, err := fp.judge(t, p, judgeserver.ModelMini).Inspect(context.Background(), run, runner.Light); err != nil {
+		if _, err := fp.judge(t, p, judgeserver.ModelMini).Inspect(context.Background(), run, inspection.Light); err != nil {
 			t.Fatal(err)
 		}
 		r := fp.rec.all()[0]

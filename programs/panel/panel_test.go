@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // TestMain keeps race-enabled exec reapers from sleeping a second at exit
@@ -74,7 +73,7 @@ func FuzzParseSpec(f *testing.F) {
 // ("error" fails the call).
 func panelOf(t *testing.T, agg string, scores ...string) *Inspector {
 	t.Helper()
-	var ms []runner.Inspector
+	var ms []inspection.Inspector
 	for _, s := range scores {
 		e, err := execinspector.New("sh testdata/judge.sh " + s)
 		if err != nil {
@@ -91,7 +90,7 @@ func panelOf(t *testing.T, agg string, scores ...string) *Inspector {
 }
 
 func TestPanelVerdicts(t *testing.T) {
-	run := sampler.Run{ID: "r1", Path: t.TempDir(), System: "s"}
+	run := inspection.Run{ID: "r1", Path: t.TempDir(), System: "s"}
 	cases := []struct {
 		name, agg string
 		scores    []string
@@ -99,18 +98,18 @@ func TestPanelVerdicts(t *testing.T) {
 		rf        float64
 		usd       float64
 	}{
-		{"majority", Majority, []string{"90", "80", "10"}, runner.VerdictPass, 60, 0.003},
-		{"majority tie goes to the stricter", Majority, []string{"90", "10"}, runner.VerdictFail, 50, 0.002},
-		{"three-way tie goes to fail", Majority, []string{"90", "55", "10"}, runner.VerdictFail, 155.0 / 3, 0.003},
-		{"abstention: the others decide", Majority, []string{"90", "error", "80"}, runner.VerdictPass, 85, 0.002},
-		{"abstention never passes a tie", Majority, []string{"90", "error", "10"}, runner.VerdictFail, 50, 0.002},
-		{"median", Median, []string{"90", "55", "10"}, runner.VerdictPartial, 55, 0.003},
-		{"median of two is their mean", Median, []string{"90", "60", "error"}, runner.VerdictPass, 75, 0.002},
-		{"median of scores, not of verdicts", Median, []string{"72", "30", "71", "20"}, runner.VerdictPartial, 50.5, 0.004},
+		{"majority", Majority, []string{"90", "80", "10"}, inspection.VerdictPass, 60, 0.003},
+		{"majority tie goes to the stricter", Majority, []string{"90", "10"}, inspection.VerdictFail, 50, 0.002},
+		{"three-way tie goes to fail", Majority, []string{"90", "55", "10"}, inspection.VerdictFail, 155.0 / 3, 0.003},
+		{"abstention: the others decide", Majority, []string{"90", "error", "80"}, inspection.VerdictPass, 85, 0.002},
+		{"abstention never passes a tie", Majority, []string{"90", "error", "10"}, inspection.VerdictFail, 50, 0.002},
+		{"median", Median, []string{"90", "55", "10"}, inspection.VerdictPartial, 55, 0.003},
+		{"median of two is their mean", Median, []string{"90", "60", "error"}, inspection.VerdictPass, 75, 0.002},
+		{"median of scores, not of verdicts", Median, []string{"72", "30", "71", "20"}, inspection.VerdictPartial, 50.5, 0.004},
 	}
 	for _, c := range cases {
 		p := panelOf(t, c.agg, c.scores...)
-		got, err := p.Inspect(context.Background(), run, runner.Light)
+		got, err := p.Inspect(context.Background(), run, inspection.Light)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -120,7 +119,7 @@ func TestPanelVerdicts(t *testing.T) {
 		if d := got.Cost.USD - c.usd; d > 1e-12 || d < -1e-12 {
 			t.Errorf("%s: cost $%v, want the members' sum $%v", c.name, got.Cost.USD, c.usd)
 		}
-		if got.RunID != "r1" || got.Depth != runner.Light || !strings.HasPrefix(got.Summary, "panel "+c.agg) {
+		if got.RunID != "r1" || got.Depth != inspection.Light || !strings.HasPrefix(got.Summary, "panel "+c.agg) {
 			t.Errorf("%s: %+v", c.name, got)
 		}
 	}
@@ -128,7 +127,7 @@ func TestPanelVerdicts(t *testing.T) {
 
 func TestPanelFailsWhenEveryMemberFails(t *testing.T) {
 	p := panelOf(t, Majority, "error", "error")
-	_, err := p.Inspect(context.Background(), sampler.Run{ID: "r", Path: t.TempDir()}, runner.Deep)
+	_, err := p.Inspect(context.Background(), inspection.Run{ID: "r", Path: t.TempDir()}, inspection.Deep)
 	if err == nil || !strings.Contains(err.Error(), "every member failed") {
 		t.Fatalf("err = %v", err)
 	}

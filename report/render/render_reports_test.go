@@ -7,6 +7,7 @@ import (
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -76,10 +77,10 @@ func fullReport(t testing.TB, cells []cell, o fullOptions) *report.Report {
 			sys := systems[i%len(systems)]
 			lrf, lte := scoresFor(c.light, i, true)
 			drf, dte := scoresFor(c.deep, i, false)
-			l := runner.Inspection{RunID: id, System: sys, Depth: "light", Verdict: c.light, RuntimeFidelity: lrf, TaskEffectiveness: lte}
-			d := runner.Inspection{RunID: id, System: sys, Depth: "deep", Verdict: c.deep, RuntimeFidelity: drf, TaskEffectiveness: dte}
+			l := inspection.Inspection{RunID: id, System: sys, Depth: "light", Verdict: c.light, RuntimeFidelity: lrf, TaskEffectiveness: lte}
+			d := inspection.Inspection{RunID: id, System: sys, Depth: "deep", Verdict: c.deep, RuntimeFidelity: drf, TaskEffectiveness: dte}
 			if c.deep == "fail" {
-				d.Flags = []runner.Flag{{ID: "truncated-log", Severity: "critical", Description: "log ends early", Evidence: "vm.log.md"}}
+				d.Flags = []inspection.Flag{{ID: "truncated-log", Severity: "critical", Description: "log ends early", Evidence: "vm.log.md"}}
 			}
 			pairs = append(pairs, runner.Pair{Light: l, Deep: d})
 			run := report.SampleRun{ID: id, System: sys, Era: "era3", Status: "completed", Services: 3, SizeBytes: 4096,
@@ -119,10 +120,10 @@ func fullReport(t testing.TB, cells []cell, o fullOptions) *report.Report {
 		sample = append(sample, report.SampleRun{ID: id, System: systems[k%3], Era: "era3", Status: "completed", Services: 3, SizeBytes: 2048,
 			ContentHash: fmt.Sprintf("%064x", 100000+k)})
 	}
-	var failures []runner.Failure
+	var failures []inspection.Failure
 	for k := 0; k < o.failures; k++ {
 		id := fmt.Sprintf("20260103-%06d-f%05d", 100000+k, k)
-		failures = append(failures, runner.Failure{RunID: id, Depth: "deep", Attempts: 2, Reason: "exec: exit status 1: inspector crashed | see stderr"})
+		failures = append(failures, inspection.Failure{RunID: id, Depth: "deep", Attempts: 2, Reason: "exec: exit status 1: inspector crashed | see stderr"})
 		sample = append(sample, report.SampleRun{ID: id, System: "alpha", Era: "era2", Status: "failed", Services: 2, SizeBytes: 1024,
 			ContentHash: fmt.Sprintf("%064x", 200000+k)})
 	}
@@ -153,7 +154,7 @@ func fullReport(t testing.TB, cells []cell, o fullOptions) *report.Report {
 		lu, du := 0.0123, 0.4567
 		data.Cost.Light.SideCost = runner.SideCost{Identity: "openai:gpt-light", Model: "gpt-light", Inspections: len(pairs) + o.lightOnly,
 			Calls: len(pairs) + o.lightOnly + 2, CacheHits: 3, Retries: 2, Tokens: 123456, USD: &lu, Seconds: 12.3456,
-			Usage: runner.Usage{Model: "gpt-light", Calls: int64(len(pairs) + o.lightOnly + 2), Input: 100000, Output: 23456, CachedInput: 5000}}
+			Usage: inspection.Usage{Model: "gpt-light", Calls: int64(len(pairs) + o.lightOnly + 2), Input: 100000, Output: 23456, CachedInput: 5000}}
 		data.Cost.Deep.SideCost = runner.SideCost{Identity: "anthropic:claude-deep", Model: "claude-deep", Inspections: len(pairs),
 			Calls: len(pairs) + o.failures*2, Retries: o.failures, Failed: o.failures, Tokens: 987654, USD: &du, Seconds: 345.678}
 		data.Cost.Deep.Price = &runner.Price{Input: 3, Output: 15}

@@ -8,6 +8,8 @@ package reporttest
 
 import (
 	"fmt"
+
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 
 	"github.com/evalcal/evalcal/advisor"
@@ -47,10 +49,10 @@ var fixtureRuns = []Run{
 	{"20250101-100000-ccc005", "gamma", "pass", "pass", 83, 77, 81, 78, nil, nil, false},
 }
 
-func fixtureFlags(ids []string, sev string) []runner.Flag {
-	out := []runner.Flag{}
+func fixtureFlags(ids []string, sev string) []inspection.Flag {
+	out := []inspection.Flag{}
 	for _, id := range ids {
-		out = append(out, runner.Flag{ID: id, Severity: sev, Description: "flag " + id, Evidence: "log line"})
+		out = append(out, inspection.Flag{ID: id, Severity: sev, Description: "flag " + id, Evidence: "log line"})
 	}
 	return out
 }
@@ -67,9 +69,9 @@ func buildReport(runs []Run) *report.Report {
 		if fr.Critical {
 			sev = "critical"
 		}
-		l := runner.Inspection{RunID: fr.ID, System: fr.System, Depth: "light", Verdict: fr.LV,
+		l := inspection.Inspection{RunID: fr.ID, System: fr.System, Depth: "light", Verdict: fr.LV,
 			RuntimeFidelity: fr.LRF, TaskEffectiveness: fr.LTE, Flags: fixtureFlags(fr.LFlags, "warning")}
-		d := runner.Inspection{RunID: fr.ID, System: fr.System, Depth: "deep", Verdict: fr.DV,
+		d := inspection.Inspection{RunID: fr.ID, System: fr.System, Depth: "deep", Verdict: fr.DV,
 			RuntimeFidelity: fr.DRF, TaskEffectiveness: fr.DTE, Flags: fixtureFlags(fr.DFlags, sev)}
 		pairs = append(pairs, runner.Pair{Light: l, Deep: d})
 		comp.Systems[fr.System]++
@@ -100,7 +102,7 @@ func buildReport(runs []Run) *report.Report {
 		Forecast:              st.Forecast,
 		Disagreements:         st.Disagreements,
 		Comparisons:           cs,
-		Failures:              []runner.Failure{{RunID: "20250101-100000-ddd001", Depth: "deep", Attempts: 2, Reason: "timeout after 10m0s | exit status 1"}},
+		Failures:              []inspection.Failure{{RunID: "20250101-100000-ddd001", Depth: "deep", Attempts: 2, Reason: "timeout after 10m0s | exit status 1"}},
 		Partial:               true,
 		Recommendations:       advisor.Advise(advisor.Input{Comparisons: cs, Stats: st}),
 		Warnings:              append(st.Warnings, "1 inspection failed; statistics cover 14 of 15 sampled runs"),

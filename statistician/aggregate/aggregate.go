@@ -12,7 +12,7 @@ import (
 	"sort"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -42,7 +42,7 @@ const (
 const MinCorrelationPairs = 5
 
 // verdictOrder is the ordinal scale fail < partial < pass.
-var verdictOrder = []string{runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass}
+var verdictOrder = []string{inspection.VerdictFail, inspection.VerdictPartial, inspection.VerdictPass}
 
 // Stats is what the stage computes. Every figure carries its raw counts.
 type Stats struct {
@@ -419,9 +419,9 @@ func verdictAgreement(cs []comparator.Comparison) (Confusion, KappaSection) {
 		conf.Counts[i][j]++
 		rows, cols = append(rows, i), append(cols, j)
 		switch {
-		case c.LightVerdict == runner.VerdictPass && c.DeepVerdict == runner.VerdictFail:
+		case c.LightVerdict == inspection.VerdictPass && c.DeepVerdict == inspection.VerdictFail:
 			conf.LightPassDeepFail = append(conf.LightPassDeepFail, c.RunID)
-		case c.LightVerdict == runner.VerdictFail && c.DeepVerdict == runner.VerdictPass:
+		case c.LightVerdict == inspection.VerdictFail && c.DeepVerdict == inspection.VerdictPass:
 			conf.LightFailDeepPass = append(conf.LightFailDeepPass, c.RunID)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 )
 
@@ -15,13 +16,13 @@ import (
 func comps(n, split int, rfDrop, teDrop float64) []comparator.Comparison {
 	var pairs []runner.Pair
 	for i := 0; i < n; i++ {
-		deepV := runner.VerdictPass
+		deepV := inspection.VerdictPass
 		if i < split {
-			deepV = runner.VerdictFail
+			deepV = inspection.VerdictFail
 		}
 		id := fmt.Sprintf("r%02d", i)
 		// vary scores so correlations are defined
-		l := runner.Inspection{RunID: id, System: "s", Verdict: runner.VerdictPass, RuntimeFidelity: 60 + float64(i), TaskEffectiveness: 50 + float64(2*i%7)}
+		l := inspection.Inspection{RunID: id, System: "s", Verdict: inspection.VerdictPass, RuntimeFidelity: 60 + float64(i), TaskEffectiveness: 50 + float64(2*i%7)}
 		d := l
 		d.Verdict = deepV
 		d.RuntimeFidelity -= rfDrop
@@ -115,7 +116,7 @@ func TestCorrelationIsInsufficientUnderFiveRuns(t *testing.T) {
 func TestZeroVarianceCorrelationIsUndefinedNotNaN(t *testing.T) {
 	var pairs []runner.Pair
 	for i := 0; i < 6; i++ {
-		in := runner.Inspection{RunID: fmt.Sprint(i), Verdict: "pass", RuntimeFidelity: 80, TaskEffectiveness: 70 + float64(i)}
+		in := inspection.Inspection{RunID: fmt.Sprint(i), Verdict: "pass", RuntimeFidelity: 80, TaskEffectiveness: 70 + float64(i)}
 		pairs = append(pairs, runner.Pair{Light: in, Deep: in})
 	}
 	s := Compute(comparator.Compare(pairs), DefaultOptions())
@@ -135,8 +136,8 @@ func TestEmptyInputGivesReasonsNotNaN(t *testing.T) {
 func TestLightScoreAsForecastOfDeepPass(t *testing.T) {
 	// Two runs: light mean score 0.8 with deep pass, 0.6 with deep fail.
 	pairs := []runner.Pair{
-		{Light: runner.Inspection{RunID: "a", Verdict: "pass", RuntimeFidelity: 85, TaskEffectiveness: 75}, Deep: runner.Inspection{RunID: "a", Verdict: "pass"}},
-		{Light: runner.Inspection{RunID: "b", Verdict: "pass", RuntimeFidelity: 60, TaskEffectiveness: 60}, Deep: runner.Inspection{RunID: "b", Verdict: "fail"}},
+		{Light: inspection.Inspection{RunID: "a", Verdict: "pass", RuntimeFidelity: 85, TaskEffectiveness: 75}, Deep: inspection.Inspection{RunID: "a", Verdict: "pass"}},
+		{Light: inspection.Inspection{RunID: "b", Verdict: "pass", RuntimeFidelity: 60, TaskEffectiveness: 60}, Deep: inspection.Inspection{RunID: "b", Verdict: "fail"}},
 	}
 	f := Compute(comparator.Compare(pairs), DefaultOptions()).Forecast
 	// Brier = ((0.8-1)^2 + (0.6-0)^2)/2 = (0.04 + 0.36)/2 = 0.20; calibration = (1 - 0.2/0.25)*100 = 20.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -62,7 +62,7 @@ func leniency(cs []comparator.Comparison) Leniency {
 	l := Leniency{N: len(cs), Direction: Balanced}
 	lightPass, deepPass := 0, 0
 	for _, c := range cs {
-		lp, dp := c.LightVerdict == runner.VerdictPass, c.DeepVerdict == runner.VerdictPass
+		lp, dp := c.LightVerdict == inspection.VerdictPass, c.DeepVerdict == inspection.VerdictPass
 		if lp {
 			lightPass++
 		}
@@ -130,14 +130,14 @@ func estimate(in Input) Estimate {
 	runs := make([]estimateRun, 0, len(in.Comparisons)+len(in.LightOnly))
 	for _, c := range in.Comparisons {
 		p, y := LightForecast(c)
-		r := estimateRun{id: c.RunID, stratum: StratumOf(c.LightVerdict, c.System), lightPass: c.LightVerdict == runner.VerdictPass, f: p,
+		r := estimateRun{id: c.RunID, stratum: StratumOf(c.LightVerdict, c.System), lightPass: c.LightVerdict == inspection.VerdictPass, f: p,
 			lightRF: c.Light.RuntimeFidelity, lightTE: c.Light.TaskEffectiveness, labelled: true,
 			deepPass: float64(y), deepRF: c.Deep.RuntimeFidelity, deepTE: c.Deep.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[c.RunID]
 		runs = append(runs, r)
 	}
 	for _, l := range in.LightOnly {
-		r := estimateRun{id: l.RunID, stratum: StratumOf(l.LightVerdict, l.System), lightPass: l.LightVerdict == runner.VerdictPass,
+		r := estimateRun{id: l.RunID, stratum: StratumOf(l.LightVerdict, l.System), lightPass: l.LightVerdict == inspection.VerdictPass,
 			f: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200, lightRF: l.Light.RuntimeFidelity, lightTE: l.Light.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[l.RunID]
 		runs = append(runs, r)
@@ -547,7 +547,7 @@ func sideRepeatability(rs []RunRepeats, k int, side func(RunRepeats) []Repeat) S
 		s.Reason = "no run has every repeat of this side"
 		return s
 	}
-	rep := statistician.Repeatability(counts, verdictIndex(runner.VerdictPass), level)
+	rep := statistician.Repeatability(counts, verdictIndex(inspection.VerdictPass), level)
 	if rep.Reason == "" {
 		fr, pk := rep.FlipRate, rep.PassAllK
 		s.FlipRate, s.PassAllK = &fr, &pk

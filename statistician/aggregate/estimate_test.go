@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -22,12 +22,12 @@ func savedLabelsInput(seed uint64, firstUnlabelled bool) Input {
 		deepPass := rng.Float64() < 0.4
 		lightPass := rng.Float64() < map[bool]float64{true: 0.85, false: 0.3}[deepPass]
 		score := map[bool]float64{true: 80, false: 35}[lightPass] + 10*rng.Float64()
-		lv, dv := runner.VerdictFail, runner.VerdictFail
+		lv, dv := inspection.VerdictFail, inspection.VerdictFail
 		if lightPass {
-			lv = runner.VerdictPass
+			lv = inspection.VerdictPass
 		}
 		if deepPass {
-			dv = runner.VerdictPass
+			dv = inspection.VerdictPass
 		}
 		pi := map[bool]float64{true: 0.1, false: 0.4}[lightPass]
 		labelled := rng.Float64() < pi

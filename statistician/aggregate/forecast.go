@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -41,7 +41,7 @@ type Forecast struct {
 // fail with a reason. The report's trend uses the same definition.
 func LightForecast(c comparator.Comparison) (p float64, y int) {
 	p = (c.Light.RuntimeFidelity + c.Light.TaskEffectiveness) / 200
-	if c.DeepVerdict == runner.VerdictPass {
+	if c.DeepVerdict == inspection.VerdictPass {
 		y = 1
 	}
 	return p, y

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -29,8 +30,8 @@ func referenceRuns(t *testing.T) []comparator.Comparison {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	side := func(id, system string, v [3]any) runner.Inspection {
-		return runner.Inspection{RunID: id, System: system, Verdict: v[0].(string),
+	side := func(id, system string, v [3]any) inspection.Inspection {
+		return inspection.Inspection{RunID: id, System: system, Verdict: v[0].(string),
 			RuntimeFidelity: v[1].(float64), TaskEffectiveness: v[2].(float64)}
 	}
 	var pairs []runner.Pair
@@ -232,14 +233,14 @@ func TestFiguresMatchScipyAndStatsmodels(t *testing.T) {
 //	       fail and pass) give 0.2 too
 //	PABAK = (3 p_o - 1)/(3 - 1) = 0.25
 func TestFourRunsWorkedByHand(t *testing.T) {
-	in := func(id, v string) runner.Inspection {
-		return runner.Inspection{RunID: id, System: "s", Verdict: v, RuntimeFidelity: 50, TaskEffectiveness: 50}
+	in := func(id, v string) inspection.Inspection {
+		return inspection.Inspection{RunID: id, System: "s", Verdict: v, RuntimeFidelity: 50, TaskEffectiveness: 50}
 	}
 	pairs := []runner.Pair{
-		{Light: in("a", runner.VerdictPass), Deep: in("a", runner.VerdictFail)},
-		{Light: in("b", runner.VerdictPass), Deep: in("b", runner.VerdictFail)},
-		{Light: in("c", runner.VerdictPass), Deep: in("c", runner.VerdictPass)},
-		{Light: in("d", runner.VerdictFail), Deep: in("d", runner.VerdictFail)},
+		{Light: in("a", inspection.VerdictPass), Deep: in("a", inspection.VerdictFail)},
+		{Light: in("b", inspection.VerdictPass), Deep: in("b", inspection.VerdictFail)},
+		{Light: in("c", inspection.VerdictPass), Deep: in("c", inspection.VerdictPass)},
+		{Light: in("d", inspection.VerdictFail), Deep: in("d", inspection.VerdictFail)},
 	}
 	s := ComputeAll(Input{Comparisons: comparator.Compare(pairs)}, DefaultOptions())
 	if s.AgreementRate.Value() != 50 {

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -176,7 +176,7 @@ func ac1(ratings [][]float64) AC1 {
 func classWise(cs []comparator.Comparison) ClassWise {
 	var pc statistician.PassCounts
 	for _, c := range cs {
-		lp, dp := c.LightVerdict == runner.VerdictPass, c.DeepVerdict == runner.VerdictPass
+		lp, dp := c.LightVerdict == inspection.VerdictPass, c.DeepVerdict == inspection.VerdictPass
 		switch {
 		case lp && dp:
 			pc.BothPass++

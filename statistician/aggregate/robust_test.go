@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // robustComps builds comparisons from (light, deep) verdict pairs, run ids
@@ -60,10 +60,10 @@ func wilson(k, n int) (float64, float64) {
 // 1/2, BA = 1/2, base rate 2/4.
 func TestRobustAgreementHandWorked(t *testing.T) {
 	cs := robustComps(
-		[2]string{runner.VerdictPass, runner.VerdictPass},
-		[2]string{runner.VerdictPass, runner.VerdictFail},
-		[2]string{runner.VerdictFail, runner.VerdictFail},
-		[2]string{runner.VerdictPartial, runner.VerdictPass},
+		[2]string{inspection.VerdictPass, inspection.VerdictPass},
+		[2]string{inspection.VerdictPass, inspection.VerdictFail},
+		[2]string{inspection.VerdictFail, inspection.VerdictFail},
+		[2]string{inspection.VerdictPartial, inspection.VerdictPass},
 	)
 	r := ComputeAll(Input{Comparisons: cs}, DefaultOptions()).AgreementRobust
 	if r.Units != 4 || r.Ratings != 8 {
@@ -109,11 +109,11 @@ func TestRobustAgreementHandWorked(t *testing.T) {
 // (33/64)/(49/64) = 33/49.
 func TestRobustAgreementRepeatsAreRaters(t *testing.T) {
 	cs := robustComps(
-		[2]string{runner.VerdictPass, runner.VerdictPass},
-		[2]string{runner.VerdictFail, runner.VerdictFail},
+		[2]string{inspection.VerdictPass, inspection.VerdictPass},
+		[2]string{inspection.VerdictFail, inspection.VerdictFail},
 	)
 	reps := []RunRepeats{{RunID: "r0", Light: []Repeat{
-		{Verdict: runner.VerdictPass}, {Verdict: runner.VerdictPass}, {Verdict: runner.VerdictFail}}}}
+		{Verdict: inspection.VerdictPass}, {Verdict: inspection.VerdictPass}, {Verdict: inspection.VerdictFail}}}}
 	r := ComputeAll(Input{Comparisons: cs, Repeats: reps}, DefaultOptions()).AgreementRobust
 	if r.Units != 2 || r.Ratings != 6 {
 		t.Errorf("units %d ratings %d, want 2 and 6", r.Units, r.Ratings)
@@ -133,7 +133,7 @@ func TestRobustAgreementUndefinedIsNull(t *testing.T) {
 	}
 	// Every run passed by both: alpha has no variation, specificity has no
 	// class; AC1 is defined (1) and the sensitivity is 1.
-	cs := robustComps([2]string{runner.VerdictPass, runner.VerdictPass}, [2]string{runner.VerdictPass, runner.VerdictPass})
+	cs := robustComps([2]string{inspection.VerdictPass, inspection.VerdictPass}, [2]string{inspection.VerdictPass, inspection.VerdictPass})
 	r = ComputeAll(Input{Comparisons: cs}, DefaultOptions()).AgreementRobust
 	if r.AlphaOrdinal.Value != nil || r.AlphaOrdinal.Reason == "" {
 		t.Errorf("alpha with one value = %+v, want null with a reason", r.AlphaOrdinal)
