@@ -4,6 +4,8 @@
 package all
 
 import (
+	"slices"
+
 	"github.com/evalcal/evalcal/programs/builtin"
 	execinspector "github.com/evalcal/evalcal/programs/exec"
 	"github.com/evalcal/evalcal/programs/importers"
@@ -15,14 +17,17 @@ import (
 
 // Kinds returns the registry of every built-in spec kind.
 func Kinds() *spec.Registry {
-	return spec.NewRegistry(
-		builtin.Kind(),
-		execinspector.Kind(),
-		saved.Kind(),
-		llm.Kind(llm.OpenAI),
-		llm.Kind(llm.Anthropic),
-		importers.InspectKind(),
-		importers.PromptfooKind(),
-		panel.Kind(),
-	)
+	return spec.NewRegistry(slices.Concat(
+		[]spec.Kind{
+			builtin.Kind(),
+			execinspector.Kind(),
+			saved.Kind(),
+		},
+		llm.Kinds(), // openai:MODEL, anthropic:MODEL: one per provider (programs/llm/provider.go)
+		[]spec.Kind{
+			importers.InspectKind(),
+			importers.PromptfooKind(),
+			panel.Kind(),
+		},
+	)...)
 }

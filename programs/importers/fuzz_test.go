@@ -265,7 +265,7 @@ func FuzzInspectValue(f *testing.F) {
 		f.Add(v, "", "?max=10,C=0.5")
 	}
 	f.Fuzz(func(t *testing.T, value, key, options string) {
-		_, opts, err := ParseSelector("inspect", options)
+		_, opts, err := ParseSelector(inspectDialect, options)
 		if err != nil {
 			return
 		}
@@ -287,11 +287,11 @@ func FuzzParseSelector(f *testing.F) {
 		if kind != "inspect" && kind != "promptfoo" {
 			return
 		}
-		name, opts, err := ParseSelector(kind, selector)
+		name, opts, err := ParseSelector(dialectOf(kind), selector)
 		if err != nil {
 			return
 		}
-		pass, fail := opts.thresholds(kind)
+		pass, fail := opts.thresholds(dialectOf(kind))
 		if len(name) > len(selector) || !(opts.Max >= 0) || !(fail >= 0 && fail <= pass && pass <= 1) {
 			t.Fatalf("%s %q: name %q, options %+v", kind, selector, name, opts)
 		}
@@ -301,7 +301,7 @@ func FuzzParseSelector(f *testing.F) {
 			}
 		}
 		if text := opts.String(); text != "" {
-			_, again, err := ParseSelector(kind, "?"+text)
+			_, again, err := ParseSelector(dialectOf(kind), "?"+text)
 			if err != nil || again.String() != text {
 				t.Fatalf("%s %q: options %q parse back to %q (%v)", kind, selector, text, again.String(), err)
 			}

@@ -65,6 +65,11 @@ func LoadInspect(ctx context.Context, path, scorer string) (*Source, []inspectio
 	return loadInspect(ctx, path, scorer, Options{}, defaultLimits)
 }
 
+// inspectDialect is the options of inspect:LOG#SCORER?OPTIONS: all of
+// them (max=, pass=, fail= and string values' mappings), with inspect_ai's
+// default thresholds.
+var inspectDialect = Dialect{Name: "inspect"}
+
 // LoadInspectWith is LoadInspect with the value mapping overridden by
 // opts (see Options; ParseSelector reads them from a spec). The source's
 // identity ends with "?" and the options (Options.String) when there are

@@ -31,6 +31,24 @@ type Options struct {
 	Pass, Fail *float64
 }
 
+// A Dialect is what one tool's ?OPTIONS may say and how its thresholds
+// default. Each importer declares its own next to its loader
+// (inspectDialect in inspect.go, promptfooDialect in promptfoo.go) and
+// hands it to sourceKind, so that a new importer with its own options
+// touches no shared file.
+type Dialect struct {
+	// Name is the spec kind, which messages name.
+	Name string
+	// Refuse says why an option key other than pass= and fail= is refused
+	// ("" accepts it: max= or a string value's mapping); nil accepts
+	// every key.
+	Refuse func(key string) string
+	// FailFollowsPass: pass= replaces the tool's own verdict by the
+	// score's; fail= defaults to pass= (no partial) and is refused
+	// without it.
+	FailFollowsPass bool
+}
+
 // option keys that are not string values, and the prefix that makes a
 // key a string value whatever it is (value.pass=1 maps the value "pass").
 const (
@@ -59,10 +77,11 @@ const (
 //	value.VALUE=x  the same for any VALUE, including max, pass and fail
 //	           (a scorer whose values are the words "pass" and "fail")
 //
-// kind is "inspect" or "promptfoo"; promptfoo takes pass and fail only
-// (its scores are in [0, 1] already and it has no string values). An error
-// names the option and why it is refused.
-func ParseSelector(kind, selector string) (name string, opts Options, err error) {
+// The dialect d refuses what its tool cannot take (promptfoo takes pass
+// and fail only: its scores are in [0, 1] already and it has no string
+// values). An error names the option and why it is refused.
+func ParseSelector(d Dialect, selector string) (name string, opts Options, err error) {
+	kind := d.Name
 	i := strings.LastIndexByte(selector, '?')
 	if i < 0 {
 		return selector, Options{}, nil
@@ -86,12 +105,10 @@ func ParseSelector(kind, selector string) (name string, opts Options, err error)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 			return "", Options{}, bad(item, fmt.Sprintf("%q is not a finite number", v))
 		}
-		if kind == "promptfoo" && key != optPass && key != optFail {
-			why := "promptfoo results have no string values to map; it takes pass= and fail= only"
-			if key == optMax {
-				why = "promptfoo scores are in [0, 1] already; it takes pass= and fail= only"
+		if key != optPass && key != optFail && d.Refuse != nil {
+			if why := d.Refuse(key); why != "" {
+				return "", Options{}, bad(item, why)
 			}
-			return "", Options{}, bad(item, why)
 		}
 		switch key {
 		case optMax:
@@ -122,30 +139,30 @@ func ParseSelector(kind, selector string) (name string, opts Options, err error)
 			opts.Values[value] = x
 		}
 	}
-	if err := opts.checkThresholds(kind); err != nil {
+	if err := opts.checkThresholds(d); err != nil {
 		return "", Options{}, err
 	}
 	return name, opts, nil
 }
 
 // checkThresholds checks fail <= pass, the defaults counted.
-func (o Options) checkThresholds(kind string) error {
-	pass, fail := o.thresholds(kind)
+func (o Options) checkThresholds(d Dialect) error {
+	pass, fail := o.thresholds(d)
 	switch {
-	case kind == "promptfoo" && o.Fail != nil && o.Pass == nil:
-		return fmt.Errorf("promptfoo: option \"fail=%s\": give pass= too: without it the verdict is promptfoo's own", num(*o.Fail))
+	case d.FailFollowsPass && o.Fail != nil && o.Pass == nil:
+		return fmt.Errorf("%s: option \"fail=%s\": give pass= too: without it the verdict is %s's own", d.Name, num(*o.Fail), d.Name)
 	case fail > pass:
-		return fmt.Errorf("%s: options: fail=%s is above pass=%s (a default unless given): a verdict cannot be both", kind, num(fail), num(pass))
+		return fmt.Errorf("%s: options: fail=%s is above pass=%s (a default unless given): a verdict cannot be both", d.Name, num(fail), num(pass))
 	}
 	return nil
 }
 
-// thresholds are the pass and fail thresholds in force for kind.
-func (o Options) thresholds(kind string) (pass, fail float64) {
+// thresholds are the pass and fail thresholds in force in dialect d.
+func (o Options) thresholds(d Dialect) (pass, fail float64) {
 	pass, fail = passAt, failBelow
 	if o.Pass != nil {
 		pass = *o.Pass
-		if kind == "promptfoo" {
+		if d.FailFollowsPass {
 			fail = pass
 		}
 	}
@@ -194,7 +211,7 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 // thresholds in force: both scores 100*v; pass when v >= pass, fail when
 // v < fail, partial otherwise.
 func (o Options) scored(v float64) inspection.Inspection {
-	pass, fail := o.thresholds("inspect")
+	pass, fail := o.thresholds(inspectDialect)
 	return inspection.Inspection{RuntimeFidelity: 100 * v, TaskEffectiveness: 100 * v, Verdict: verdictAt(v, pass, fail)}
 }
 
@@ -221,7 +238,7 @@ func (o Options) promptfooVerdict(passed bool, score float64) inspection.Inspect
 		}
 		return insp
 	}
-	pass, fail := o.thresholds("promptfoo")
+	pass, fail := o.thresholds(promptfooDialect)
 	insp.Verdict = verdictAt(score, pass, fail)
 	return insp
 }

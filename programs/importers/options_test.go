@@ -35,7 +35,7 @@ func TestParseSelector(t *testing.T) {
 		{"promptfoo", "?pass=0.8,fail=0.3", "", Options{Pass: ptr(0.8), Fail: ptr(0.3)}, "fail=0.3,pass=0.8"},
 	} {
 		sel := strings.TrimSuffix(c.sel, " ")
-		name, opts, err := ParseSelector(c.kind, sel)
+		name, opts, err := ParseSelector(dialectOf(c.kind), sel)
 		if err != nil || name != c.name || opts.String() != c.text {
 			t.Errorf("%s %q: %q %q %v; want %q %q", c.kind, sel, name, opts.String(), err, c.name, c.text)
 		}
@@ -43,7 +43,7 @@ func TestParseSelector(t *testing.T) {
 			t.Errorf("%s %q: options (-want +got):\n%s", c.kind, sel, d)
 		}
 		// The identity's text reads back as the same options.
-		if _, back, err := ParseSelector(c.kind, "x?"+opts.String()); err != nil || cmp.Diff(opts, back) != "" {
+		if _, back, err := ParseSelector(dialectOf(c.kind), "x?"+opts.String()); err != nil || cmp.Diff(opts, back) != "" {
 			t.Errorf("%s %q: %q reads back as %+v, %v", c.kind, sel, opts.String(), back, err)
 		}
 	}
@@ -68,7 +68,7 @@ func TestParseSelector(t *testing.T) {
 		{"promptfoo", "a?fail=0.3", `promptfoo: option "fail=0.3": give pass= too`},
 		{"promptfoo", "a?pass=0.3,fail=0.5", "fail=0.5 is above pass=0.3"},
 	} {
-		if _, _, err := ParseSelector(c.kind, c.sel); err == nil || !strings.Contains(err.Error(), c.says) {
+		if _, _, err := ParseSelector(dialectOf(c.kind), c.sel); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s %q: error %v, want it to say %q", c.kind, c.sel, err, c.says)
 		}
 	}
@@ -116,7 +116,7 @@ func TestInspectMappingOverrides(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.value+"?"+c.options, func(t *testing.T) {
 			log := writeFile(t, "l.json", logJSON("t", 1, sample("1", 1, `{"s": {"value": `+c.value+`}}`)))
-			name, opts, err := ParseSelector("inspect", "s?"+c.options)
+			name, opts, err := ParseSelector(inspectDialect, "s?"+c.options)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestInspectOverridesReachDictEntriesAndKeepErrorsFailing(t *testing.T) {
 		{"s.rubric?max=10", [2]string{"pass", "fail"}, [2]float64{80, 100}},
 		{"s.acc?P=1", [2]string{"pass", "fail"}, [2]float64{100, 100}},
 	} {
-		name, opts, err := ParseSelector("inspect", c.sel)
+		name, opts, err := ParseSelector(inspectDialect, c.sel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestInspectIdentityNamesTheOptions(t *testing.T) {
 	log := writeFile(t, "l.json", logJSON("t", 1, sample("1", 1, `{"s": {"value": "P"}}`)))
 	ids := map[string]string{}
 	for _, sel := range []string{"s", "s?", "s?P=0,max=10", "s?max=10,P=0", "s?max=10.0,P=0.0", "s?P=0"} {
-		name, opts, err := ParseSelector("inspect", sel)
+		name, opts, err := ParseSelector(inspectDialect, sel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestInspectSharedLogsUnderOverrides(t *testing.T) {
 		path := sharedLog(t, l.file)
 		hand := readHand(t, path)
 		for _, tb := range tables {
-			name, opts, err := ParseSelector("inspect", l.scorer+"?"+tb.options)
+			name, opts, err := ParseSelector(inspectDialect, l.scorer+"?"+tb.options)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +305,7 @@ func TestPromptfooPassThreshold(t *testing.T) {
 			"test2-prompt1": {err: "the grader failed, so there is no verdict"}}},
 	} {
 		t.Run(c.sel, func(t *testing.T) {
-			name, opts, err := ParseSelector("promptfoo", c.sel)
+			name, opts, err := ParseSelector(promptfooDialect, c.sel)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -338,4 +338,10 @@ func TestPromptfooPassThreshold(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dialectOf is the dialect of the importer kind ("inspect" or
+// "promptfoo").
+func dialectOf(kind string) Dialect {
+	return map[string]Dialect{"inspect": inspectDialect, "promptfoo": promptfooDialect}[kind]
 }

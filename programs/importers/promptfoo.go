@@ -62,6 +62,17 @@ func LoadPromptfoo(ctx context.Context, path, assertion string) (*Source, []insp
 	return loadPromptfoo(ctx, path, assertion, Options{}, defaultLimits)
 }
 
+// promptfooDialect is the options of promptfoo:FILE#ASSERTION?OPTIONS:
+// pass= and fail= only (promptfoo's scores are in [0, 1] already and it
+// has no string values); pass= replaces promptfoo's own verdict.
+var promptfooDialect = Dialect{Name: "promptfoo", FailFollowsPass: true,
+	Refuse: func(key string) string {
+		if key == optMax {
+			return "promptfoo scores are in [0, 1] already; it takes pass= and fail= only"
+		}
+		return "promptfoo results have no string values to map; it takes pass= and fail= only"
+	}}
+
 // LoadPromptfooWith is LoadPromptfoo with the verdict thresholds of opts
 // (only Pass and Fail apply; ParseSelector reads them from a spec). The
 // source's identity ends with "?" and the options when there are any.

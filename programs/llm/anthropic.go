@@ -3,6 +3,8 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +13,30 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/evalcal/evalcal/inspection"
 )
+
+// Anthropic is the provider of the Anthropic Messages API.
+const Anthropic = "anthropic"
+
+// DefaultAnthropicBaseURL is Anthropic's API base.
+const DefaultAnthropicBaseURL = "https://api.anthropic.com"
+
+func anthropicProvider() provider {
+	return provider{name: Anthropic, env: "ANTHROPIC", base: DefaultAnthropicBaseURL,
+		check:  checkAnthropic,
+		client: func(base, key string, hc *http.Client) completer { return newAnthropicClient(base, key, hc) }}
+}
+
+// checkAnthropic refuses a seed (the Messages API takes none) and a
+// max_tokens the SDK would not send without streaming.
+func checkAnthropic(cfg Config) error {
+	if cfg.Seed != nil {
+		return errors.New("the Messages API takes no seed")
+	}
+	if err := checkAnthropicMaxTokens(cfg.Model, cfg.MaxOutputTokens); err != nil {
+		return fmt.Errorf("max output tokens %d: %w", cfg.MaxOutputTokens, err)
+	}
+	return nil
+}
 
 // anthropicClient speaks the Messages API through the official SDK,
 // without the SDK's environment defaults (ANTHROPIC_* variables, profile

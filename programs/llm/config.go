@@ -18,18 +18,6 @@ import (
 	"github.com/evalcal/evalcal/inspection"
 )
 
-// Providers.
-const (
-	OpenAI    = "openai"
-	Anthropic = "anthropic"
-)
-
-// Default provider endpoints.
-const (
-	DefaultOpenAIBaseURL    = "https://api.openai.com/v1"
-	DefaultAnthropicBaseURL = "https://api.anthropic.com"
-)
-
 // Defaults of the generation parameters.
 const (
 	// DefaultMaxOutputTokens bounds one answer: an inspection with a
@@ -117,21 +105,17 @@ func (c Config) GoString() string { return c.String() }
 
 // ConfigFromEnv returns the configuration of provider:model with the API
 // key and base URL from the environment: OPENAI_API_KEY and
-// OPENAI_BASE_URL, or ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL. It is the
-// only place this package reads the environment. A missing key is
-// reported by New, naming the variable.
+// OPENAI_BASE_URL, or ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (the
+// provider's env prefix). It is the only place this package reads the
+// environment. A missing key is reported by New, naming the variable.
 func ConfigFromEnv(provider, model string) (Config, error) {
 	cfg := Config{Provider: provider, Model: model}
-	switch provider {
-	case OpenAI:
-		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
-		cfg.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	case Anthropic:
-		cfg.APIKey = os.Getenv("ANTHROPIC_API_KEY")
-		cfg.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
-	default:
+	p, ok := providerNamed(provider)
+	if !ok {
 		return cfg, unknownProvider(provider)
 	}
+	cfg.APIKey = os.Getenv(p.env + "_API_KEY")
+	cfg.BaseURL = os.Getenv(p.env + "_BASE_URL")
 	return cfg, nil
 }
 
@@ -179,10 +163,6 @@ func readRegularFile(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func unknownProvider(p string) error {
-	return fmt.Errorf("llm: unknown provider %q (want %s or %s)", p, OpenAI, Anthropic)
-}
-
 // Judge is an LLM inspector. It is safe for concurrent use.
 type Judge struct {
 	provider, model string
@@ -210,22 +190,18 @@ type Judge struct {
 // for Anthropic, or a template that does not parse or execute is an
 // error naming the field.
 func New(cfg Config) (*Judge, error) {
-	var base string
-	switch cfg.Provider {
-	case OpenAI:
-		base = DefaultOpenAIBaseURL
-	case Anthropic:
-		base = DefaultAnthropicBaseURL
-	default:
+	prov, ok := providerNamed(cfg.Provider)
+	if !ok {
 		return nil, unknownProvider(cfg.Provider)
 	}
+	base := prov.base
 	if err := checkModel(cfg.Model); err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", cfg.Provider, err)
 	}
 	name := cfg.Provider + ":" + cfg.Model
 	if cfg.APIKey == "" {
 		return nil, fmt.Errorf("llm: %s: no API key (set %s_API_KEY; a local server that checks none accepts any value)",
-			name, strings.ToUpper(cfg.Provider))
+			name, prov.env)
 	}
 	if cfg.BaseURL != "" {
 		var err error
@@ -248,12 +224,9 @@ func New(cfg Config) (*Judge, error) {
 	if cfg.PromptTokens == 0 {
 		cfg.PromptTokens = DefaultPromptTokens
 	}
-	if cfg.Seed != nil && cfg.Provider == Anthropic {
-		return nil, fmt.Errorf("llm: %s: the Messages API takes no seed", name)
-	}
-	if cfg.Provider == Anthropic {
-		if err := checkAnthropicMaxTokens(cfg.Model, cfg.MaxOutputTokens); err != nil {
-			return nil, fmt.Errorf("llm: %s: max output tokens %d: %w", name, cfg.MaxOutputTokens, err)
+	if prov.check != nil {
+		if err := prov.check(cfg); err != nil {
+			return nil, fmt.Errorf("llm: %s: %w", name, err)
 		}
 	}
 	system := map[inspection.Depth]string{}
@@ -284,12 +257,7 @@ func New(cfg Config) (*Judge, error) {
 	}
 	j.identity, j.desc = identity(cfg, base, system)
 	hc := limitedClient(cfg.HTTPClient)
-	switch cfg.Provider {
-	case OpenAI:
-		j.client = newOpenAIClient(base, cfg.APIKey, hc)
-	case Anthropic:
-		j.client = newAnthropicClient(base, cfg.APIKey, hc)
-	}
+	j.client = prov.client(base, cfg.APIKey, hc)
 	return j, nil
 }
 

@@ -80,6 +80,18 @@ type completer interface {
 	complete(ctx context.Context, req request) (answer, error)
 }
 
+// OpenAI is the provider of Chat Completions, of OpenAI and of every
+// OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp).
+const OpenAI = "openai"
+
+// DefaultOpenAIBaseURL is OpenAI's API base.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+func openAIProvider() provider {
+	return provider{name: OpenAI, env: "OPENAI", base: DefaultOpenAIBaseURL,
+		client: func(base, key string, hc *http.Client) completer { return newOpenAIClient(base, key, hc) }}
+}
+
 // schemaName names the structured output (response format or tool).
 const schemaName = "submit_inspection"
 
