@@ -420,7 +420,9 @@ type jsonField struct {
 // fields is encoding/json's typeFields: exported fields and the fields of
 // embedded structs (breadth first), a field named by its tag or its Go
 // name, the Go rules for embedded-field conflicts (shallower wins, then a
-// tagged one; ties drop the name), in index order.
+// tagged one; ties drop the name), in index order. (long: it follows
+// encoding/json's typeFields step by step, so that the two can be read
+// side by side.)
 func (e *jsonEncoder) fields(t reflect.Type) []jsonField {
 	if f, ok := e.structs[t]; ok {
 		return f

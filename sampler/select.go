@@ -188,6 +188,8 @@ func sizeTerciles(rs []Run) []int {
 // per group. A pick changes (1), (2) and (4) only for classes of the
 // picked system (at most G of them, re-placed in their heaps) and (3),
 // (5), (6) only per group, compared when the G group minima are.
+// (long: the heaps, the per-group minima and the pick loop share their
+// state; the O(N x K) definition in the tests is the readable version.)
 func pickDiverse(rs []Run, terc []int, opts SelectOptions) []int {
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x65766c63616c)) // "evlcal"
 	tie := rng.Perm(len(rs))

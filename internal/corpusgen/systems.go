@@ -67,6 +67,9 @@ func js(name string, bulk bool, fields ...field) output {
 	return output{name: name, ext: "json", fields: fields, bulk: bulk}
 }
 
+// allSystems is the corpus's systems, each with its purpose, callers and
+// outputs. (long: one literal, a table read top to bottom; splitting it
+// would only scatter the systems.)
 func allSystems() []system {
 	return []system{
 		{

@@ -184,7 +184,8 @@ var deductions = map[string][2]float64{
 var placeholder = regexp.MustCompile(`(?i)\b(TODO|TBD|FIXME)\b|lorem ipsum|<placeholder>`)
 
 // inspect judges a run view as model would: deterministic, from the
-// content only.
+// content only. (long: the fake judge's rules, one after the other in the
+// order they add findings, which the tests' expected flags follow.)
 func inspect(model string, v runView, salt uint64) map[string]any {
 	strict := model == ModelLarge
 	logFile, logShown := v.files[v.logName]

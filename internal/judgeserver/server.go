@@ -234,58 +234,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 	if s.opts.TextOnly {
 		hit[FaultNoSchema] = true
 	}
-	switch {
-	case hit[Fault401]:
-		s.unauthorized(w, c)
-		return
-	case hit[Fault403]:
-		s.fail(w, a, http.StatusForbidden, "permission_error", "", "Your API key does not have permission to use the specified resource.")
-		return
-	case hit[FaultQuota] && a == openAIAPI:
-		s.fail(w, a, http.StatusTooManyRequests, "insufficient_quota", "insufficient_quota",
-			"You exceeded your current quota, please check your plan and billing details.")
-		return
-	case hit[FaultQuota]:
-		s.fail(w, a, http.StatusBadRequest, "invalid_request_error", "",
-			"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.")
-		return
-	case hit[FaultBilling]:
-		s.fail(w, a, http.StatusPaymentRequired, "billing_error", "", "There is an issue with your account's billing.")
-		return
-	case hit[FaultNoTemp] && c.temperature:
-		if a == openAIAPI {
-			s.failParam(w, http.StatusBadRequest, "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "temperature", "unsupported_value")
-		} else {
-			s.fail(w, a, http.StatusBadRequest, "invalid_request_error", "", "temperature: not supported for this model")
-		}
-		return
-	case hit[FaultNoSchema] && c.structured:
-		if a == openAIAPI {
-			s.failParam(w, http.StatusBadRequest, "response_format of type json_schema is not supported by this server", "response_format", "")
-		} else {
-			s.fail(w, a, http.StatusBadRequest, "invalid_request_error", "", "tool_choice: forced tool use is not supported by this server")
-		}
-		return
-	case hit[Fault429], hit[Fault429Ms], hit[Fault429Date], hit[Fault429Bare]:
-		h := http.Header{}
-		switch {
-		case hit[Fault429]:
-			h.Set("Retry-After", strconv.FormatFloat(s.opts.RetryAfter.Seconds(), 'f', -1, 64))
-		case hit[Fault429Ms]:
-			h.Set("retry-after-ms", strconv.FormatInt(s.opts.RetryAfter.Milliseconds(), 10))
-		case hit[Fault429Date]:
-			h.Set("Retry-After", s.opts.Now().Add(s.opts.RetryAfter).UTC().Format(http.TimeFormat))
-		}
-		s.failHeader(w, a, http.StatusTooManyRequests, h, "rate_limit_error", "rate_limit_exceeded",
-			"Rate limit reached for "+c.model+" on requests per min.")
-		return
-	case hit[Fault500]:
-		s.fail(w, a, http.StatusInternalServerError, "api_error", "", "The server had an error while processing your request.")
-		return
-	case hit[Fault529]:
-		h := http.Header{}
-		h.Set("Retry-After", strconv.FormatFloat(s.opts.RetryAfter.Seconds(), 'f', -1, 64))
-		s.failHeader(w, a, 529, h, "overloaded_error", "", "Overloaded")
+	if s.failFault(w, a, c, hit) {
 		return
 	}
 
@@ -310,6 +259,67 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 	} else {
 		s.answerAnthropic(w, c, id, text, stop, usage, hit[FaultRefusal])
 	}
+}
+
+// failFault answers the request with the error of the first fault that
+// hit it (an HTTP error in the provider's format) and reports whether it
+// did; a slow or refusing fault, or none, leaves the answer to serve.
+func (s *Server) failFault(w http.ResponseWriter, a api, c call, hit map[string]bool) bool {
+	switch {
+	case hit[Fault401]:
+		s.unauthorized(w, c)
+		return true
+	case hit[Fault403]:
+		s.fail(w, a, http.StatusForbidden, "permission_error", "", "Your API key does not have permission to use the specified resource.")
+		return true
+	case hit[FaultQuota] && a == openAIAPI:
+		s.fail(w, a, http.StatusTooManyRequests, "insufficient_quota", "insufficient_quota",
+			"You exceeded your current quota, please check your plan and billing details.")
+		return true
+	case hit[FaultQuota]:
+		s.fail(w, a, http.StatusBadRequest, "invalid_request_error", "",
+			"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.")
+		return true
+	case hit[FaultBilling]:
+		s.fail(w, a, http.StatusPaymentRequired, "billing_error", "", "There is an issue with your account's billing.")
+		return true
+	case hit[FaultNoTemp] && c.temperature:
+		if a == openAIAPI {
+			s.failParam(w, http.StatusBadRequest, "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", "temperature", "unsupported_value")
+		} else {
+			s.fail(w, a, http.StatusBadRequest, "invalid_request_error", "", "temperature: not supported for this model")
+		}
+		return true
+	case hit[FaultNoSchema] && c.structured:
+		if a == openAIAPI {
+			s.failParam(w, http.StatusBadRequest, "response_format of type json_schema is not supported by this server", "response_format", "")
+		} else {
+			s.fail(w, a, http.StatusBadRequest, "invalid_request_error", "", "tool_choice: forced tool use is not supported by this server")
+		}
+		return true
+	case hit[Fault429], hit[Fault429Ms], hit[Fault429Date], hit[Fault429Bare]:
+		h := http.Header{}
+		switch {
+		case hit[Fault429]:
+			h.Set("Retry-After", strconv.FormatFloat(s.opts.RetryAfter.Seconds(), 'f', -1, 64))
+		case hit[Fault429Ms]:
+			h.Set("retry-after-ms", strconv.FormatInt(s.opts.RetryAfter.Milliseconds(), 10))
+		case hit[Fault429Date]:
+			h.Set("Retry-After", s.opts.Now().Add(s.opts.RetryAfter).UTC().Format(http.TimeFormat))
+		}
+		s.failHeader(w, a, http.StatusTooManyRequests, h, "rate_limit_error", "rate_limit_exceeded",
+			"Rate limit reached for "+c.model+" on requests per min.")
+		return true
+	case hit[Fault500]:
+		s.fail(w, a, http.StatusInternalServerError, "api_error", "", "The server had an error while processing your request.")
+		return true
+	case hit[Fault529]:
+		h := http.Header{}
+		h.Set("Retry-After", strconv.FormatFloat(s.opts.RetryAfter.Seconds(), 'f', -1, 64))
+		s.failHeader(w, a, 529, h, "overloaded_error", "", "Overloaded")
+		return true
+	}
+	return false
 }
 
 // fires decides whether fault f hits the n-th request of conversation conv.

@@ -304,7 +304,9 @@ func (rc *reaperConn) sendBytes(b []byte, files ...*os.File) error {
 // stderr are pipes whose write ends go to the reaper (and from it to the
 // program only); the call ends when the reaper says the program exited
 // and its call was swept, then the pipes are read to their end (at most
-// waitDelay more).
+// waitDelay more). (long: one sequence of pipe, send, wait and drain
+// steps, each undoing the earlier ones on error; split, the cleanup would
+// be spread over functions.)
 func (rc *reaperConn) spawn(ctx context.Context, s spawnSpec) (spawnResult, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {

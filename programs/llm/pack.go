@@ -290,7 +290,9 @@ func walkRunDir(ctx context.Context, root string, depth inspection.Depth) ([]*en
 
 // packOnce allocates budgetBytes over the entries, reads what is shown
 // and writes the message. listingOnly drops every content (the last
-// resort when re-packing did not converge).
+// resort when re-packing did not converge). (long: the allocation, the
+// reads and the message share the per-entry state; the packing rules are
+// versioned by PackVersion and kept in one place to be read as one.)
 func packOnce(ctx context.Context, run inspection.Run, depth inspection.Depth, entries []*entry, walkCut []Cut,
 	budget, budgetBytes int64, listingOnly bool) (Packed, error) {
 	var head strings.Builder

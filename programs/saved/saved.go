@@ -155,7 +155,9 @@ func LoadShard(ctx context.Context, path string, member func(runID string) bool)
 }
 
 // load reads path (see LoadContext); member, when not nil, selects the
-// runs whose lines are decoded (LoadShard).
+// runs whose lines are decoded (LoadShard). (long: one pass over the
+// lines, where each line's outcome (decoded, skimmed, bad, duplicate)
+// updates the same counters and limits.)
 func load(ctx context.Context, path string, lim limits, member func(string) bool) (*Inspector, []inspection.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {

@@ -1,0 +1,238 @@
+package importers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/evalcal/evalcal/inspection"
+)
+
+// sampleWire is the part of an EvalSample a load reads; every field is
+// decoded on its own, so that a bad one is named.
+type sampleWire struct {
+	ID           json.RawMessage `json:"id"`
+	Epoch        json.RawMessage `json:"epoch"`
+	Scores       json.RawMessage `json:"scores"`
+	Score        json.RawMessage `json:"score"`
+	Error        json.RawMessage `json:"error"`
+	Limit        json.RawMessage `json:"limit"`
+	Invalidation json.RawMessage `json:"invalidation"`
+}
+
+// addSample reads one sample's JSON. member, in a .eval log, is the
+// member's name, from which the id and epoch of an unreadable sample are
+// taken.
+func (l *inspectLog) addSample(raw []byte, where, label string, sum []byte, member string) {
+	clean := raw // a .json log's samples come clean and checked from its stream
+	var err error
+	if member != "" {
+		clean, err = cleanJSON(raw)
+	}
+	var s inspectSample
+	if err == nil {
+		s, err = parseSample(clean)
+	}
+	s.where, s.label, s.size = where, label, int64(len(raw))
+	s.hash = fmt.Sprintf("%x", sum)
+	if err != nil {
+		l.reject(s, member, err)
+		return
+	}
+	l.samples = append(l.samples, s)
+}
+
+// reject records a sample that could not be read: as its run's failure
+// when its id and epoch are known (from a .eval member's name at least),
+// else as unattributed.
+func (l *inspectLog) reject(s inspectSample, member string, err error) {
+	if s.id == "" || s.epoch < 1 {
+		m := samplesMember.FindStringSubmatch(member)
+		if m == nil {
+			l.unattributed = append(l.unattributed, fmt.Sprintf("%s: %s%v", s.where, s.label, err))
+			return
+		}
+		s.id, s.epoch, _ = m[1], 0, 0
+		s.epoch, _ = strconv.Atoi(m[2])
+		if s.epoch < 1 {
+			l.unattributed = append(l.unattributed, fmt.Sprintf("%s: %s%v", s.where, s.label, err))
+			return
+		}
+	}
+	s.failure = sampleError(s, err)
+	l.samples = append(l.samples, s)
+}
+
+// sampleError is an error about sample s, naming where it is.
+func sampleError(s inspectSample, err error) error {
+	return fmt.Errorf("inspect: %s: %ssample %s epoch %d: %w", s.where, s.label, s.id, s.epoch, err)
+}
+
+// sampleKeys are the fields of an EvalSample a load reads.
+var sampleKeys = map[string]bool{"id": true, "epoch": true, "scores": true, "score": true, "error": true, "limit": true,
+	"invalidation": true, "metadata": true}
+
+// parseSample reads the fields of an EvalSample that mapping needs; raw
+// must be clean (see cleanReader) and valid JSON. On an error, the id and
+// epoch are still returned when they could be read.
+func parseSample(raw []byte) (inspectSample, error) {
+	var s inspectSample
+	fields, err := topFields(raw, func(k string) bool { return sampleKeys[k] })
+	if err != nil {
+		return s, err
+	}
+	w := sampleWire{ID: fields["id"], Epoch: fields["epoch"], Scores: fields["scores"], Score: fields["score"],
+		Error: fields["error"], Limit: fields["limit"], Invalidation: fields["invalidation"]}
+	id, err := sampleID(w.ID)
+	if err != nil {
+		return s, &inspection.FieldError{Field: "id", Err: err}
+	}
+	epoch, err := sampleEpoch(w.Epoch)
+	if err != nil {
+		return s, &inspection.FieldError{Field: "epoch", Err: err}
+	}
+	s.id, s.epoch = id, epoch
+	if s.scores, err = sampleScores(w.Scores, w.Score); err != nil {
+		return s, err
+	}
+	if s.hasError, s.errMessage, err = sampleErrorMessage(w.Error); err != nil {
+		return s, &inspection.FieldError{Field: "error", Err: err}
+	}
+	if s.limit, err = sampleLimit(w.Limit); err != nil {
+		return s, &inspection.FieldError{Field: "limit", Err: err}
+	}
+	s.invalidated = !isNull(w.Invalidation)
+	s.metadata, s.metaSkips = runMetadata("metadata", fields["metadata"])
+	return s, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// sampleID reads a sample id: a string as is (not empty), a number as
+// written ("1", not "1.0" unless written so).
+func sampleID(raw json.RawMessage) (string, error) {
+	t := bytes.TrimSpace(raw)
+	switch {
+	case isNull(t):
+		return "", errors.New("missing")
+	case t[0] == '"':
+		var id string
+		if err := json.Unmarshal(t, &id); err != nil {
+			return "", err
+		}
+		if id == "" {
+			return "", errors.New("empty")
+		}
+		return id, nil
+	case t[0] == '-' || t[0] >= '0' && t[0] <= '9':
+		return string(t), nil
+	}
+	return "", fmt.Errorf("%s is not a string or a number", truncate(string(t), 40))
+}
+
+// sampleEpoch reads an epoch: an integer, 1 or more.
+func sampleEpoch(raw json.RawMessage) (int, error) {
+	if isNull(raw) {
+		return 0, errors.New("missing")
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, fmt.Errorf("%s is not a number", truncate(string(bytes.TrimSpace(raw)), 40))
+	}
+	e, err := strconv.Atoi(string(n))
+	if err != nil || e < 1 {
+		return 0, fmt.Errorf("%s is not an integer of 1 or more", n)
+	}
+	return e, nil
+}
+
+// scoreWire is the part of a Score a load reads.
+type scoreWire struct {
+	Value       json.RawMessage `json:"value"`
+	Answer      *string         `json:"answer"`
+	Explanation *string         `json:"explanation"`
+}
+
+// sampleScores reads a sample's scores (or the single score of old logs,
+// under legacyScorer). A score that cannot be read fails only that
+// scorer's mapping.
+func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, error) {
+	out := map[string]inspectScore{}
+	var raw map[string]json.RawMessage
+	switch {
+	case !isNull(scores):
+		if err := json.Unmarshal(scores, &raw); err != nil {
+			return nil, &inspection.FieldError{Field: "scores", Err: errors.New("not an object of scorer name to score")}
+		}
+	case !isNull(legacy):
+		raw = map[string]json.RawMessage{legacyScorer: legacy}
+	}
+	for name, r := range raw {
+		var w scoreWire
+		sc := inspectScore{}
+		if err := json.Unmarshal(r, &w); err != nil {
+			sc.err = &inspection.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
+		} else if w.Value == nil {
+			sc.err = &inspection.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
+		}
+		sc.value = w.Value
+		if w.Answer != nil {
+			sc.answer = truncate(oneLine(*w.Answer), SummaryRunes)
+		}
+		if w.Explanation != nil {
+			sc.explanation = truncate(oneLine(*w.Explanation), SummaryRunes)
+		}
+		out[name] = sc
+	}
+	return out, nil
+}
+
+// sampleErrorMessage reads a sample's error: an EvalError object (its
+// message) or, in summaries, a string.
+func sampleErrorMessage(raw json.RawMessage) (bool, string, error) {
+	if isNull(raw) {
+		return false, "", nil
+	}
+	var msg string
+	if json.Unmarshal(raw, &msg) == nil {
+		return true, truncate(oneLine(msg), SummaryRunes), nil
+	}
+	var e struct {
+		Message *string `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return false, "", errors.New("not an EvalError object or a string")
+	}
+	if e.Message == nil {
+		return true, "(no message)", nil
+	}
+	return true, truncate(oneLine(*e.Message), SummaryRunes), nil
+}
+
+// sampleLimit reads the limit that halted a sample: an EvalSampleLimit
+// ({type, limit}) or, in summaries, its type.
+func sampleLimit(raw json.RawMessage) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	var typ string
+	if json.Unmarshal(raw, &typ) == nil {
+		return typ + " limit", nil
+	}
+	var l struct {
+		Type  string   `json:"type"`
+		Limit *float64 `json:"limit"`
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return "", errors.New("not an EvalSampleLimit object or a string")
+	}
+	if l.Limit == nil {
+		return l.Type + " limit", nil
+	}
+	return fmt.Sprintf("%s limit %s", l.Type, strconv.FormatFloat(*l.Limit, 'g', -1, 64)), nil
+}
