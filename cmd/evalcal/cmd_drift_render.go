@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/drift"
-	"github.com/evalcal/evalcal/report/render"
+	"github.com/evalcal/evalcal/report/reportio"
 )
 
 // driftNight is one drift document of a series render --history shows.
@@ -32,7 +32,7 @@ func readDriftSeries(paths []string) []driftNight {
 		}
 		d, err := drift.ParseDocument(data, path)
 		if err != nil {
-			return // render.ReadHistory lists it as skipped, with its reason
+			return // reportio.ReadHistory lists it as skipped, with its reason
 		}
 		out = append(out, driftNight{label: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), path: path, doc: d})
 	}
@@ -63,7 +63,7 @@ func readDriftSeries(paths []string) []driftNight {
 
 // withoutDrift drops the drift documents from the reports not read: they
 // are shown in their own section.
-func withoutDrift(skipped []render.HistorySkip, nights []driftNight) []render.HistorySkip {
+func withoutDrift(skipped []reportio.HistorySkip, nights []driftNight) []reportio.HistorySkip {
 	shown := map[string]bool{}
 	for _, n := range nights {
 		shown[n.path] = true

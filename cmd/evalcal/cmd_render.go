@@ -123,9 +123,9 @@ func (o *renderOptions) validate() error {
 // writes its page.
 func renderHistoryRun(ctx context.Context, o *renderOptions) error {
 	drifts := readDriftSeries(o.Paths) // drift documents get their own section
-	h, err := render.ReadHistory(ctx, o.Paths)
+	h, err := reportio.ReadHistory(ctx, o.Paths)
 	h.Skipped = withoutDrift(h.Skipped, drifts)
-	if err != nil && !(len(drifts) > 0 && errors.Is(err, render.ErrNoHistory)) {
+	if err != nil && !(len(drifts) > 0 && errors.Is(err, reportio.ErrNoHistory)) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -154,7 +154,7 @@ func renderHistoryRun(ctx context.Context, o *renderOptions) error {
 }
 
 // skippedOnStderr summarises the reports of a series that were not read.
-func skippedOnStderr(w io.Writer, skipped []render.HistorySkip) {
+func skippedOnStderr(w io.Writer, skipped []reportio.HistorySkip) {
 	items := make([]string, 0, len(skipped))
 	for _, s := range skipped {
 		items = append(items, s.Path+": "+s.Reason)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -32,7 +33,7 @@ var failColor = color.RGBA{R: 0xb4, G: 0x23, B: 0x18, A: 0xff}
 // from the data).
 type historyMetric struct {
 	title, ylabel string
-	value         func(HistoryNight) (v float64, ci statistician.Interval, ok bool)
+	value         func(reportio.HistoryNight) (v float64, ci statistician.Interval, ok bool)
 	bars          []float64
 	ymin, ymax    float64
 }
@@ -42,7 +43,7 @@ type historyMetric struct {
 func historyAgreement() historyMetric {
 	return historyMetric{
 		title: "verdict agreement per report", ylabel: "agreement (%)",
-		value: func(n HistoryNight) (float64, statistician.Interval, bool) {
+		value: func(n reportio.HistoryNight) (float64, statistician.Interval, bool) {
 			if n.Agreement == nil || n.AgreementCI == nil {
 				return 0, statistician.Interval{}, false
 			}
@@ -58,7 +59,7 @@ func historyAgreement() historyMetric {
 func historyKappa() historyMetric {
 	return historyMetric{
 		title: "linear kappa per report", ylabel: "linear kappa",
-		value: func(n HistoryNight) (float64, statistician.Interval, bool) {
+		value: func(n reportio.HistoryNight) (float64, statistician.Interval, bool) {
 			if n.Kappa == nil || n.KappaCI == nil {
 				return 0, statistician.Interval{}, false
 			}
@@ -73,7 +74,7 @@ func historyKappa() historyMetric {
 func historyEstimate() historyMetric {
 	return historyMetric{
 		title: "deep pass rate over all runs (estimate) per report", ylabel: "deep pass rate (%)",
-		value: func(n HistoryNight) (float64, statistician.Interval, bool) {
+		value: func(n reportio.HistoryNight) (float64, statistician.Interval, bool) {
 			if n.Estimate == nil {
 				return 0, statistician.Interval{}, false
 			}
@@ -119,7 +120,7 @@ func (t historyTicks) Ticks(min, max float64) []plot.Tick {
 // each report's value with its 95% interval as an error bar, the values
 // joined by a thin line, the trust bars dashed, and the reports whose
 // gates failed as red triangles (failColor) instead of blue dots.
-func historySVG(nights []HistoryNight, metric func() historyMetric) ([]byte, error) {
+func historySVG(nights []reportio.HistoryNight, metric func() historyMetric) ([]byte, error) {
 	m := metric()
 	p := newPlot()
 	p.Title.Text = m.title

@@ -2,15 +2,9 @@ package render
 
 import (
 	"bytes"
-	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
@@ -243,63 +237,6 @@ func TestRenderersRefuseNilReport(t *testing.T) {
 	}
 	if _, err := HTML(nil); err == nil {
 		t.Error("HTML(nil) succeeded")
-	}
-}
-
-func TestReadReportReadsYAMLAndJSON(t *testing.T) {
-	r := reporttest.Fixture(0)
-	dir := t.TempDir()
-	y, _ := r.YAML()
-	j, _ := r.JSON()
-	// A document is read back as written: with the precision rule applied.
-	rounded, err := report.Rounded(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{"r.yaml": y, "r.json": j} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := reportio.ReadReport(path)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if cmp.Diff(got.AgreementRate, rounded.AgreementRate) != "" || len(got.Comparisons) != len(r.Comparisons) {
-			t.Errorf("%s: read back %+v", name, got.AgreementRate)
-		}
-	}
-}
-
-func TestReadReportRefusesNewerSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "new.yaml")
-	if err := os.WriteFile(path, []byte("schema_version: 99\nagreement_rate: {percent: \"changed meaning\"}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err := reportio.ReadReport(path)
-	if !errors.Is(err, reportio.ErrNewerSchema) {
-		t.Fatalf("err = %v, want ErrNewerSchema", err)
-	}
-	for _, want := range []string{"schema_version 99", "reads up to " + strconv.Itoa(report.SchemaVersion), "upgrade evalcal", path} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("message %q lacks %q", err, want)
-		}
-	}
-}
-
-func TestReadReportRefusesDocumentsThatAreNotReports(t *testing.T) {
-	for name, data := range map[string]string{
-		"no version": "generated_by: x\n",
-		"zero":       `{"schema_version": 0}`,
-		"garbage":    "{{{",
-		"empty":      "",
-	} {
-		if _, err := reportio.ParseReport([]byte(data)); err == nil {
-			t.Errorf("%s: parsed", name)
-		}
-	}
-	if _, err := reportio.ReadReport(filepath.Join(t.TempDir(), "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
 	}
 }
 
