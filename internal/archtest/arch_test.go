@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
+	pathpkg "path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,12 +16,12 @@ import (
 
 const module = "github.com/evalcal/evalcal"
 
-// imports maps each package directory (relative, slash-separated) to the
-// imports of its non-test files.
-func imports(t *testing.T) map[string][]string {
+// productionFiles calls fn on every non-test Go file of the module
+// outside testdata and hidden directories, with its path and its path
+// relative to the module root (slash-separated); an error ends the test.
+func productionFiles(t *testing.T, fn func(path, rel string) error) {
 	t.Helper()
 	root := filepath.Join("..", "..")
-	out := map[string][]string{}
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -31,24 +32,37 @@ func imports(t *testing.T) map[string][]string {
 		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, filepath.Dir(p))
-		rel = filepath.ToSlash(rel)
-		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			out[rel] = append(out[rel], path)
-		}
-		if _, ok := out[rel]; !ok {
-			out[rel] = nil
-		}
-		return nil
+		return fn(p, filepath.ToSlash(rel))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// imports maps each package directory (relative, slash-separated) to the
+// imports of its non-test files.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	productionFiles(t, func(path, rel string) error {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := pathpkg.Dir(rel)
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			out[dir] = append(out[dir], p)
+		}
+		if _, ok := out[dir]; !ok {
+			out[dir] = nil
+		}
+		return nil
+	})
 	if len(out) < 10 {
 		t.Fatalf("found %d packages; is the test run from internal/archtest?", len(out))
 	}

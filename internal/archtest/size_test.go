@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,25 +68,14 @@ func hasReason(groups []*ast.CommentGroup, marker string) bool {
 // TestNoFileOrFunctionIsTooLongWithoutAReason walks every production Go
 // file of the module.
 func TestNoFileOrFunctionIsTooLongWithoutAReason(t *testing.T) {
-	root := filepath.Join("..", "..")
 	files := 0
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
+	productionFiles(t, func(path, rel string) error {
+		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
 		files++
-		rel, _ := filepath.Rel(root, p)
-		problems, err := sizeProblems(filepath.ToSlash(rel), src)
+		problems, err := sizeProblems(rel, src)
 		if err != nil {
 			return err
 		}
@@ -96,9 +84,6 @@ func TestNoFileOrFunctionIsTooLongWithoutAReason(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 100 {
 		t.Fatalf("read %d production files; is the test run from internal/archtest?", files)
 	}
