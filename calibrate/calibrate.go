@@ -53,6 +53,9 @@ type Config struct {
 	Runner runner.Options
 	// Bins is the number of bins of the light-score reliability table.
 	Bins int
+	// By are the fields the slices section slices runs by (run --by); nil
+	// slices by system (DefaultBy).
+	By []string
 	// GeneratedBy names the program and version ("evalcal 0.2.0").
 	GeneratedBy string
 	// CommandLine is the command's arguments without those that cannot
@@ -217,6 +220,7 @@ func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
 			SampleLimit: cfg.Sample.N,
 			Bins:        cfg.Bins,
 			Repeat:      max(cfg.Runner.Repeat, 1),
+			By:          cfg.By,
 			DeepSubset:  d.inputs(),
 			ContentHash: sampleHash(sample.Runs),
 			CommandLine: nonNil(cfg.CommandLine),
@@ -260,7 +264,8 @@ func lightOnly(rs []runner.LightRun) []report.LightOnlyRun {
 	out := make([]report.LightOnlyRun, 0, len(rs))
 	for _, r := range rs {
 		out = append(out, report.LightOnlyRun{RunID: r.Run.ID, System: r.Light.System, LightVerdict: r.Light.Verdict,
-			Light: comparator.Scores{RuntimeFidelity: r.Light.RuntimeFidelity, TaskEffectiveness: r.Light.TaskEffectiveness}})
+			Light:    comparator.Scores{RuntimeFidelity: r.Light.RuntimeFidelity, TaskEffectiveness: r.Light.TaskEffectiveness},
+			Metadata: r.Run.Metadata})
 	}
 	return out
 }

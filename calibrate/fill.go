@@ -43,6 +43,7 @@ func Fill(rep *report.Report, data Data) {
 	rep.AgreementRate = st.AgreementRate
 	rep.AgreementClustered = st.AgreementClustered
 	rep.AgreementBySystem = st.AgreementBySystem
+	rep.Slices = slicesOf(data, rep.Inputs.By)
 	rep.Kappa = st.Kappa
 	rep.Leniency = st.Leniency
 	rep.AgreementRobust = &st.AgreementRobust
@@ -67,6 +68,7 @@ func Fill(rep *report.Report, data Data) {
 	rep.Recommendations = advisor.Advise(advisor.Input{Comparisons: data.Comparisons, Stats: st,
 		LightSpec: rep.Inputs.Light.Spec, DeepSpec: rep.Inputs.Deep.Spec})
 	rep.Warnings = append([]string{}, st.Warnings...)
+	rep.Warnings = append(rep.Warnings, sliceWarnings(rep.Slices)...)
 	if rep.Partial {
 		failed := map[string]bool{}
 		for _, f := range data.Failures {

@@ -237,6 +237,7 @@ func differs(a, b *report.Report) string {
 		{"inputs.sample_limit", ai.SampleLimit == bi.SampleLimit},
 		{"inputs.bins", ai.Bins == bi.Bins},
 		{"inputs.repeat", ai.Repeat == bi.Repeat},
+		{"inputs.by", reflect.DeepEqual(ai.By, bi.By)},
 		{"inputs.deep_subset", reflect.DeepEqual(ai.DeepSubset, bi.DeepSubset)},
 		{"inputs.content_hash", ai.ContentHash == bi.ContentHash},
 		{"sample.composition", reflect.DeepEqual(a.Sample.Composition, b.Sample.Composition)},

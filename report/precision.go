@@ -140,6 +140,19 @@ var precisionRules = []precisionRule{
 	{"candidates.agreement.**", Percent},
 	{"members.agreement.**", Percent},
 	{"agreement_by_system.**", Percent},
+	// The slices (run --by): agreement intervals and pass rates in
+	// percent, differences of pass rates in points, p-values:
+	// slices[].slices[].{wilson95,simultaneous95}.*,
+	// slices[].slices[].{light,deep}_pass_rate.{percent,se,ci95.*},
+	// slices[].comparisons[].{deep,light}.{points,se,ci95.*,p,p_holm}.
+	// (kappa_linear is a Statistic; leniency.mcnemar_p a p-value.)
+	{"slices.slices.wilson95.*", Percent},
+	{"slices.slices.simultaneous95.*", Percent},
+	{"slices.slices.*_pass_rate.**", Percent},
+	{"slices.comparisons.*.points", Percent},
+	{"slices.comparisons.*.se", Percent},
+	{"slices.comparisons.*.ci95.*", Percent},
+	{"slices.comparisons.*.p_holm", PValue},
 	// The system-clustered agreement interval is in percent too:
 	// agreement_clustered.ci95.{lower,upper} (design_effect is a ratio).
 	{"agreement_clustered.ci95.*", Percent},

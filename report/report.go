@@ -9,6 +9,7 @@ import (
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -39,6 +40,11 @@ type Report struct {
 	AgreementRate         aggregate.AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
 	AgreementClustered    aggregate.ClusteredRate     `yaml:"agreement_clustered" json:"agreement_clustered"`
 	AgreementBySystem     []aggregate.SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
+	// Slices is the runs sliced by each --by field (system by default):
+	// per-slice agreement, kappa, leniency and pass rates, and the
+	// slices compared by deep's pass rate next to light's; absent only in
+	// reports of earlier versions.
+	Slices []segment.Field `yaml:"slices,omitempty" json:"slices,omitempty"`
 	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
 	Leniency              aggregate.Leniency          `yaml:"leniency" json:"leniency"`
 	AgreementRobust       *aggregate.RobustAgreement  `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
@@ -122,6 +128,9 @@ type Inputs struct {
 	Bins int `yaml:"bins" json:"bins"`
 	// Repeat is how many times each side inspected each run.
 	Repeat int `yaml:"repeat" json:"repeat"`
+	// By are the fields the slices section slices the runs by (run --by,
+	// in the order given); absent for the default, system alone.
+	By []string `yaml:"by,omitempty" json:"by,omitempty"`
 	// DeepSubset says how the runs inspected at depth deep were chosen;
 	// absent when deep ran on every run.
 	DeepSubset *SubsetInputs `yaml:"deep_subset,omitempty" json:"deep_subset,omitempty"`

@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -20,7 +21,8 @@ var trustPhrase = map[string]string{
 // Summarize sets r.Summary from the report's figures: the trust verdict
 // (advisor.Trust on the linear kappa and the agreement interval) and one
 // sentence with the figures behind it, the verdict-level leniency, the
-// deep pass-rate estimate when there is one, the cost per run when known,
+// deep pass-rate estimate when there is one, the pairs of slices whose
+// order or significance light gets wrong (slices), the cost per run when known,
 // the gates' outcome and the priority-1 recommendation. Call it again
 // after the gates were checked.
 func Summarize(r *Report) {
@@ -50,6 +52,7 @@ func Summarize(r *Report) {
 		parts = append(parts, fmt.Sprintf("deep's pass rate over all %d runs is estimated at %s [%s, %s] (%s, from %d deep inspections)",
 			e.NLight, percent(100*e.Best.Point), percent(100*e.Best.Lower), percent(100*e.Best.Upper), e.Best.Method, e.NDeep))
 	}
+	parts = append(parts, misjudgedWords(r.Slices)...)
 	if c := costWords(r.Cost); c != "" {
 		parts = append(parts, c)
 	}
@@ -167,4 +170,16 @@ func percent(x float64) string { return fmt.Sprintf("%.2f%%", x) }
 // matter per run).
 func money(x float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", x), "0"), ".")
+}
+
+// misjudgedWords names, field by field, the pairs of slices whose order or
+// significance light gets wrong against deep (segment.Field.Misjudged).
+func misjudgedWords(fields []segment.Field) []string {
+	var out []string
+	for _, f := range fields {
+		if len(f.Misjudged) > 0 {
+			out = append(out, fmt.Sprintf("by %s, light misjudges %s", f.Field, strings.Join(f.Misjudged, "; ")))
+		}
+	}
+	return out
 }

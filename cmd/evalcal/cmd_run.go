@@ -47,6 +47,7 @@ type runOptions struct {
 	NoCache          bool
 	Quiet            bool
 	Bins             int
+	By               []string
 	Shard            string
 	Requires         []string
 	Baseline         string
@@ -155,6 +156,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the inspection cache")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr (warnings and the summary still print)")
 	fs.IntVar(&o.Bins, "bins", 10, fmt.Sprintf("`N` bins of the light-score reliability table (1..%d)", maxBins))
+	fs.StringArrayVar(&o.By, "by", nil, "slice the report by `FIELD`: system or a run metadata field (repeatable; default system)")
 	fs.StringVar(&o.Shard, "shard", "", fmt.Sprintf("inspect only shard `i/n` of the sample (1 <= i <= n <= %d), or auto (auto/N) to read it from the CI or Kubernetes environment; combine the shard reports with evalcal merge", calibrate.MaxShards))
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` such as 'agreement.lower >= 80' (repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
@@ -236,6 +238,9 @@ func (o *runOptions) validate() error {
 	case o.MaxRetryWait <= 0:
 		return usageErrorf("run: --max-retry-wait must be positive, got %s", o.MaxRetryWait)
 	}
+	if err := checkBy(o.By); err != nil {
+		return err
+	}
 	if err := o.Escalation.validate(o); err != nil {
 		return err
 	}
@@ -302,7 +307,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource,
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
-		Runner: opts, Bins: o.Bins, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
+		Runner: opts, Bins: o.Bins, By: o.By, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
 		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
 		Judges: func(light, deep *report.Side) { describeSides(light, deep, s.light, s.deep) },
 		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
@@ -603,4 +608,20 @@ func displayPath(r sampler.Run) string {
 		return r.Path
 	}
 	return r.ID
+}
+
+// checkBy checks the --by fields: each a non-empty name without surrounding
+// space, none given twice.
+func checkBy(by []string) error {
+	seen := map[string]bool{}
+	for _, f := range by {
+		switch {
+		case f == "" || strings.TrimSpace(f) != f:
+			return usageErrorf("run: --by must name a field (system or a metadata field), got %q", f)
+		case seen[f]:
+			return usageErrorf("run: --by %s given twice", f)
+		}
+		seen[f] = true
+	}
+	return nil
 }

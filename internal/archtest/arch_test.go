@@ -170,7 +170,7 @@ var layers = map[string]int{
 	"statistician": 0, "gates": 0, "internal/atomicfile": 0, "internal/inputfile": 0, "internal/lines": 0,
 	"inspection":           0,
 	"internal/judgeserver": 0, "internal/corpusgen": 0,
-	"sampler":                1,
+	"sampler": 1, "segment": 1,
 	"runner":                 2,
 	"comparator":             3,
 	"statistician/aggregate": 4,

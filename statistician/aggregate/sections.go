@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -168,6 +169,9 @@ type LightOnlyRun struct {
 	System       string            `yaml:"system" json:"system"`
 	LightVerdict string            `yaml:"light_verdict" json:"light_verdict"`
 	Light        comparator.Scores `yaml:"light_scores" json:"light_scores"`
+	// Metadata is the run's metadata (inspection.Metadata), for the
+	// slices (run --by) that merge recomputes.
+	Metadata inspection.Metadata `yaml:"metadata,omitempty" json:"metadata,omitempty"`
 }
 
 // RunRepeats is one run's repeated inspections per side (--repeat K).

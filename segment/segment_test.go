@@ -1,0 +1,105 @@
+package segment
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/evalcal/evalcal/inspection"
+)
+
+// Holm by hand: p = (0.01, 0.04, 0.03, 0.005), m = 4; sorted 0.005,
+// 0.01, 0.03, 0.04 -> 4x0.005 = 0.02, 3x0.01 = 0.03, 2x0.03 = 0.06,
+// 1x0.04 = 0.04 -> running max 0.02, 0.03, 0.06, 0.06.
+func TestHolmByHand(t *testing.T) {
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Fatalf("Holm = %v, want %v", got, want)
+		}
+	}
+	if got := Holm([]float64{0.6, 0.9}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("capped at 1: %v", got)
+	}
+	if got := Holm(nil); len(got) != 0 {
+		t.Errorf("Holm(nil) = %v", got)
+	}
+}
+
+func run(id, system, light, deep string, f float64, md inspection.Metadata) Run {
+	return Run{ID: id, System: system, LightVerdict: light, DeepVerdict: deep, Forecast: f, Metadata: md}
+}
+
+// Slices under MinRuns paired runs are listed with counts only; runs
+// without the field are missing; a field no run has gives no slice.
+func TestSmallSlicesAreListedNotTested(t *testing.T) {
+	var runs []Run
+	for i := range 12 {
+		runs = append(runs, run(string(rune('a'+i)), "big", "pass", "pass", 0.9, inspection.Metadata{"task": "t1"}))
+	}
+	for i := range 9 {
+		runs = append(runs, run(string(rune('A'+i)), "small", "pass", "fail", 0.9, nil))
+	}
+	got := Compute(runs, []string{"system", "task", "nosuch"})
+	sys := got[0]
+	if sys.Tested != 1 || len(sys.Slices) != 2 || len(sys.Comparisons) != 0 {
+		t.Fatalf("system: %+v", sys)
+	}
+	small := sys.Slices[1]
+	if small.Tested || small.N != 9 || small.Matches != 0 || *small.Percent != 0 || small.Wilson95 != nil ||
+		!strings.Contains(small.Reason, "fewer than 10") {
+		t.Errorf("small slice: %+v", small)
+	}
+	// One tested slice: the simultaneous interval is Wilson's.
+	if b := sys.Slices[0]; *b.Simultaneous95 != *b.Wilson95 {
+		t.Errorf("k = 1: simultaneous %v, wilson %v", b.Simultaneous95, b.Wilson95)
+	}
+	if task := got[1]; task.Runs != 12 || task.Missing != 9 || len(task.Slices) != 1 {
+		t.Errorf("task: %+v", task)
+	}
+	if none := got[2]; none.Runs != 0 || none.Missing != 21 || len(none.Slices) != 0 {
+		t.Errorf("nosuch: %+v", none)
+	}
+}
+
+// Two slices deep passes always: both classical rates are 100% with SE 0,
+// so their difference has no interval or p, and nothing is misjudged.
+func TestDifferenceWithoutSpreadHasNoTest(t *testing.T) {
+	var runs []Run
+	for i := range 20 {
+		sys := "a"
+		if i%2 == 1 {
+			sys = "b"
+		}
+		runs = append(runs, run(string(rune('a'+i)), sys, "pass", "pass", 0.9, nil))
+	}
+	f := Compute(runs, []string{"system"})[0]
+	c := f.Comparisons[0]
+	if c.Deep.Points == nil || *c.Deep.Points != 0 || c.Deep.P != nil || c.Deep.PHolm != nil || c.Deep.Reason == "" || len(f.Misjudged) != 0 {
+		t.Errorf("comparison %+v, misjudged %v", c, f.Misjudged)
+	}
+}
+
+// The result does not depend on the order the runs come in (PPI++'s
+// folds follow the run ids, not the input order).
+func TestComputeIgnoresInputOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	verdicts := []string{"pass", "partial", "fail"}
+	var runs []Run
+	for i := range 120 {
+		deep := verdicts[rng.IntN(3)]
+		if rng.IntN(3) == 0 {
+			deep = ""
+		}
+		runs = append(runs, run(string(rune(0x100+i)), []string{"x", "y", "z"}[i%3], verdicts[rng.IntN(3)], deep, rng.Float64(),
+			inspection.Metadata{"k": []string{"1", "2"}[rng.IntN(2)]}))
+	}
+	want := Compute(runs, []string{"system", "k"})
+	rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
+	if got := Compute(runs, []string{"system", "k"}); !reflect.DeepEqual(got, want) {
+		t.Error("shuffled runs give another result")
+	}
+}
