@@ -43,7 +43,7 @@ type rankCandidate struct{ name, spec string }
 // depend on the light side (--deep-policy uncertain), which would give
 // each candidate another deep subset.
 var rankDropped = map[string]bool{"inspector": true, "inspections": true, "light": true, "require": true,
-	"baseline": true, "bins": true, "deep-policy": true, "shard": true,
+	"baseline": true, "bins": true, "by": true, "deep-policy": true, "shard": true,
 	"target-agreement": true, "risk": true, "confidence": true, "escalate": true}
 
 // rankFormats are the formats of a ranking document.
