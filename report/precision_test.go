@@ -238,8 +238,12 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"escalation.{coverage,escalated,agreement}.{percent,guaranteed_lower_percent,ci95.lower,ci95.upper}",
 			"escalation.curve.{coverage_percent,agreement_percent,lower_percent}",
 			"escalation.{deep_cost_saved.percent,guarantee.target_agreement_percent}",
+			"slices.slices.{percent,wilson95.lower,wilson95.upper,simultaneous95.lower,simultaneous95.upper}",
+			"slices.slices.{light_pass_rate,deep_pass_rate}.{percent,se,ci95.lower,ci95.upper}",
+			"slices.comparisons.{deep,light}.{points,se,ci95.lower,ci95.upper}",
 		},
-		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p", "recommendations.test.p"},
+		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p", "recommendations.test.p",
+			"slices.slices.leniency.mcnemar_p", "slices.comparisons.{deep,light}.{p,p_holm}"},
 		Exact: {
 			"{comparisons,disagreements}.{light_scores,deep_scores}.{runtime_fidelity,task_effectiveness}",
 			"{comparisons,disagreements}.{runtime_fidelity_delta,task_effectiveness_delta}",

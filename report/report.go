@@ -40,11 +40,6 @@ type Report struct {
 	AgreementRate         aggregate.AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
 	AgreementClustered    aggregate.ClusteredRate     `yaml:"agreement_clustered" json:"agreement_clustered"`
 	AgreementBySystem     []aggregate.SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
-	// Slices is the runs sliced by each --by field (system by default):
-	// per-slice agreement, kappa, leniency and pass rates, and the
-	// slices compared by deep's pass rate next to light's; absent only in
-	// reports of earlier versions.
-	Slices []segment.Field `yaml:"slices,omitempty" json:"slices,omitempty"`
 	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
 	Leniency              aggregate.Leniency          `yaml:"leniency" json:"leniency"`
 	AgreementRobust       *aggregate.RobustAgreement  `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
@@ -56,6 +51,11 @@ type Report struct {
 	MeanScoreDelta        aggregate.MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
 	DisagreementBreakdown aggregate.Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
 	Forecast              aggregate.Forecast          `yaml:"forecast" json:"forecast"`
+	// Slices is the runs sliced by each --by field (system by default):
+	// per-slice agreement, kappa, leniency and pass rates, and the
+	// slices compared by deep's pass rate next to light's; absent only in
+	// reports of earlier versions.
+	Slices []segment.Field `yaml:"slices,omitempty" json:"slices,omitempty"`
 	// Estimate is what deep would say on every sampled run, from light on
 	// every run and deep on a subset; absent when deep ran on every run.
 	Estimate *aggregate.Estimate `yaml:"estimate,omitempty" json:"estimate,omitempty"`

@@ -58,6 +58,9 @@ func calibrationPage(r *report.Report, plots bool) page {
 		p.Sections = append(p.Sections, trendSection(*r.Trend))
 	}
 	p.Sections = append(p.Sections, agreementSection(r, plots))
+	if len(r.Slices) > 0 {
+		p.Sections = append(p.Sections, slicesSection(r.Slices))
+	}
 	if r.Estimate != nil {
 		p.Sections = append(p.Sections, estimateSection(*r.Estimate))
 	}
