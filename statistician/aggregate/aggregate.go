@@ -215,7 +215,7 @@ func DefaultOptions() Options { return Options{Bins: 10} }
 // never fails; where a statistic is undefined the result says why.
 func ComputeAll(in Input, opts Options) Stats {
 	s := Compute(in.Comparisons, opts)
-	s.AgreementClustered = clusteredAgreement(in.Comparisons)
+	s.AgreementClustered = clusteredAgreement(in)
 	s.Leniency = leniency(in.Comparisons)
 	s.AgreementRobust = robustAgreement(in.Comparisons, in.Repeats)
 	if in.Pi != nil {

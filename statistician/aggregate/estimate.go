@@ -26,36 +26,6 @@ const roganGladenSeed = 20231127
 // a 10% pass rate).
 const MinMinorityLabels = 50
 
-// clusteredAgreement is the agreement rate with runs clustered by system
-// (statistician.ClusterRobustProportion), in percent, and the design
-// effect: the clustered variance over the binomial one.
-func clusteredAgreement(cs []comparator.Comparison) ClusteredRate {
-	c := ClusteredRate{N: len(cs)}
-	matches := make([]bool, len(cs))
-	systems := make([]string, len(cs))
-	seen := map[string]bool{}
-	for i, x := range cs {
-		matches[i], systems[i] = x.VerdictMatch, x.System
-		seen[x.System] = true
-	}
-	c.Clusters = len(seen)
-	r := statistician.ClusterRobustProportion(matches, systems, level)
-	if len(cs) > 0 {
-		p := 100 * r.Value
-		c.Percent = &p
-	}
-	if r.Reason != "" {
-		c.Reason = r.Reason
-		return c
-	}
-	c.CI95 = &statistician.Interval{Lower: 100 * r.CI.Lower, Upper: 100 * r.CI.Upper}
-	if v := r.Value * (1 - r.Value) / float64(len(cs)); v > 0 {
-		d := r.SE * r.SE / v
-		c.DesignEffect = &d
-	}
-	return c
-}
-
 // leniency counts the runs light passes and deep does not, and the
 // reverse, and tests them with McNemar's exact test.
 func leniency(cs []comparator.Comparison) Leniency {
@@ -113,6 +83,8 @@ type estimateRun struct {
 	// stratum is light's verdict and the run's system: the strata of
 	// stratified PPI++ and of the stratified deep policy.
 	stratum string
+	// cluster is the run's cluster (clusterOf).
+	cluster string
 }
 
 // estimate computes the estimate section: what deep would say over every
@@ -130,14 +102,14 @@ func estimate(in Input) Estimate {
 	runs := make([]estimateRun, 0, len(in.Comparisons)+len(in.LightOnly))
 	for _, c := range in.Comparisons {
 		p, y := LightForecast(c)
-		r := estimateRun{id: c.RunID, stratum: StratumOf(c.LightVerdict, c.System), lightPass: c.LightVerdict == inspection.VerdictPass, f: p,
+		r := estimateRun{id: c.RunID, cluster: clusterOf(in, c.RunID, c.System), stratum: StratumOf(c.LightVerdict, c.System), lightPass: c.LightVerdict == inspection.VerdictPass, f: p,
 			lightRF: c.Light.RuntimeFidelity, lightTE: c.Light.TaskEffectiveness, labelled: true,
 			deepPass: float64(y), deepRF: c.Deep.RuntimeFidelity, deepTE: c.Deep.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[c.RunID]
 		runs = append(runs, r)
 	}
 	for _, l := range in.LightOnly {
-		r := estimateRun{id: l.RunID, stratum: StratumOf(l.LightVerdict, l.System), lightPass: l.LightVerdict == inspection.VerdictPass,
+		r := estimateRun{id: l.RunID, cluster: clusterOf(in, l.RunID, l.System), stratum: StratumOf(l.LightVerdict, l.System), lightPass: l.LightVerdict == inspection.VerdictPass,
 			f: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200, lightRF: l.Light.RuntimeFidelity, lightTE: l.Light.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[l.RunID]
 		runs = append(runs, r)
@@ -183,7 +155,61 @@ func estimate(in Input) Estimate {
 	}
 	e.Best = best(e.PassRate)
 	e.Transport = transport(runs)
+	if in.ClusterField != "" || in.WholeClusters {
+		clustered(&e, in, runs)
+	}
 	return e
+}
+
+// clustered adds the cluster-robust estimates to e (see
+// ClusteredEstimates); when whole clusters were labelled the item-level
+// estimators carry wholeClusterReason instead. Best is then chosen among
+// the clustered estimates only.
+func clustered(e *Estimate, in Input, runs []estimateRun) {
+	e.Cluster = clusterDesign(in, runs)
+	pass := func(r estimateRun) float64 { return r.deepPass }
+	sets := []struct {
+		s    *EstimateSet
+		y, f func(estimateRun) float64
+		rate bool
+	}{
+		{&e.PassRate, pass, func(r estimateRun) float64 { return r.f }, true},
+		{&e.RuntimeFidelity, func(r estimateRun) float64 { return r.deepRF }, func(r estimateRun) float64 { return r.lightRF }, false},
+		{&e.TaskEffectiveness, func(r estimateRun) float64 { return r.deepTE }, func(r estimateRun) float64 { return r.lightTE }, false},
+	}
+	for _, x := range sets {
+		x.s.Clustered = clusteredSet(runs, x.y, x.f, x.rate)
+		if in.WholeClusters {
+			invalidateItemLevel(x.s)
+		}
+	}
+	if in.WholeClusters {
+		e.Transport = nil
+		e.Notes = append(e.Notes, fmt.Sprintf("the deep subset is whole clusters of %s (%d of %d clusters labelled): only the clustered estimates are valid, and their intervals are for the process producing the runs", e.Cluster.Field, e.Cluster.LabelledClusters, e.Cluster.Clusters))
+	} else {
+		e.Notes = append(e.Notes, itemLevelClustered(e.Cluster.Field))
+	}
+	e.Best = nil
+	if c := e.PassRate.Clustered; c != nil {
+		e.Best = best(EstimateSet{Classical: c.Classical, PPI: c.PPI})
+		if e.Best != nil {
+			e.Best.Method += " (clustered by " + e.Cluster.Field + ")"
+		}
+	}
+}
+
+// invalidateItemLevel replaces every item-level estimate of s by
+// wholeClusterReason.
+func invalidateItemLevel(s *EstimateSet) {
+	why := func() MethodEstimate { return MethodEstimate{Reason: wholeClusterReason} }
+	s.Classical, s.PPI = why(), why()
+	for _, m := range []**MethodEstimate{&s.IPW, &s.RoganGladen, &s.StratPPI, &s.PPICalibrated} {
+		if *m != nil {
+			w := why()
+			*m = &w
+		}
+	}
+	s.Predictor = ""
 }
 
 // transport checks the pass rate's cross-fitted isotonic map system by

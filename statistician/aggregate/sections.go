@@ -7,19 +7,36 @@ import (
 )
 
 // ClusteredRate is the agreement rate with an interval that allows for
-// runs of one system not being independent: the cluster-robust (CR1)
-// variance of the mean of the 0/1 matches, clustered by system, and a t
-// interval with G-1 degrees of freedom (Cameron and Miller 2015), in
-// percent. With fewer than two systems only Reason is set.
+// runs of one cluster (a system by default, or the task, conversation or
+// prompt run --cluster names) not being independent, in percent: the CR2
+// cluster-robust variance of the mean of the 0/1 matches with
+// Bell-McCaffrey degrees of freedom, in a Wilson interval on the
+// effective sample size (statistician.ClusterRobustAgreement, Method
+// "CR2-BM-Wilson"). With fewer than statistician.MinClusters clusters the
+// percent is kept, the interval is null and Reason says why. Reports of
+// evalcal versions before issue 29 have no Field, Method, DF, EffectiveN
+// or Note and used CR1 with a t(G-1) interval.
 type ClusteredRate struct {
 	Percent  *float64               `yaml:"percent" json:"percent"`
 	N        int                    `yaml:"n" json:"n"`
 	Clusters int                    `yaml:"clusters" json:"clusters"`
 	CI95     *statistician.Interval `yaml:"ci95" json:"ci95"`
 	// DesignEffect is the clustered variance over the simple binomial
-	// variance: above 1, runs of one system agree or disagree together.
+	// variance: above 1, runs of one cluster agree or disagree together.
 	DesignEffect *float64 `yaml:"design_effect" json:"design_effect"`
-	Reason       string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// Field is what the runs are clustered by (system unless run
+	// --cluster named another field).
+	Field string `yaml:"field,omitempty" json:"field,omitempty"`
+	// Method names the variance (statistician.MethodCR2BMWilson), DF its
+	// Bell-McCaffrey degrees of freedom, EffectiveN the number of
+	// independent runs the interval is worth (at most N); Note says it in
+	// words, and that the method is the small-sample one under
+	// SmallClusters clusters.
+	Method     string   `yaml:"method,omitempty" json:"method,omitempty"`
+	DF         *float64 `yaml:"df,omitempty" json:"df,omitempty"`
+	EffectiveN *float64 `yaml:"effective_n,omitempty" json:"effective_n,omitempty"`
+	Note       string   `yaml:"note,omitempty" json:"note,omitempty"`
+	Reason     string   `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // Leniency compares verdicts at the pass line: how often light passes a
@@ -72,6 +89,11 @@ type Estimate struct {
 	Best              *BestEstimate `yaml:"best" json:"best"`
 	// Transport checks the pass rate's isotonic map system by system.
 	Transport []TransportCheck `yaml:"transport,omitempty" json:"transport,omitempty"`
+	// Cluster says how the runs are clustered when the user named a
+	// cluster field (run --cluster) or whole clusters were labelled
+	// (--deep-policy cluster); absent otherwise, and then no set has
+	// Clustered estimates.
+	Cluster *ClusterDesign `yaml:"cluster,omitempty" json:"cluster,omitempty"`
 }
 
 // BestEstimate names the estimator the summary quotes for the pass rate:
@@ -99,6 +121,9 @@ type EstimateSet struct {
 	// Predictor says which.
 	PPICalibrated *MethodEstimate `yaml:"ppi_calibrated,omitempty" json:"ppi_calibrated,omitempty"`
 	Predictor     string          `yaml:"ppi_calibrated_predictor,omitempty" json:"ppi_calibrated_predictor,omitempty"`
+	// Clustered holds the cluster-robust classical and PPI++ estimates
+	// when the runs are clustered (Estimate.Cluster); nil otherwise.
+	Clustered *ClusteredEstimates `yaml:"clustered,omitempty" json:"clustered,omitempty"`
 }
 
 // TransportCheck is one system's check of the isotonic map from light's
@@ -202,4 +227,14 @@ type Input struct {
 	Design  string
 	Assumed bool
 	Repeats []RunRepeats
+	// ClusterField names what the runs are clustered by when the user
+	// named it (run --cluster); "" clusters the agreement by system and
+	// leaves the estimates unclustered. Clusters maps a run id to its
+	// cluster (a run it does not name is in its system's cluster).
+	// WholeClusters says the deep subset labelled whole clusters
+	// (--deep-policy cluster): the estimates are then clustered whatever
+	// ClusterField is.
+	ClusterField  string
+	Clusters      map[string]string
+	WholeClusters bool
 }
