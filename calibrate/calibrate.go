@@ -73,6 +73,14 @@ type Config struct {
 	// Finish completes the report: the trend against a baseline and the
 	// CI gates.
 	Finish Finish
+	// Cluster is the field the runs are clustered by (run --cluster; ""
+	// clusters the agreement by system and leaves the trust verdict and
+	// the estimates unclustered). Families maps a system to its model
+	// family (--family), JudgeFamily names the light judge's (--judge-family);
+	// both feed the bias section.
+	Cluster     string
+	Families    map[string]string
+	JudgeFamily string
 	// Escalation asks for the trust-or-escalate section: a threshold
 	// calibrated on the runs with both depths, or, in cascade mode, a saved
 	// policy applied (deep only on the runs below its threshold; Subset
@@ -109,6 +117,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err := cfg.Subset.check(); err != nil {
 		return nil, err
 	}
+	if cfg.Cluster != "" {
+		if err := checkClusterField(cfg.Cluster); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Subset.Cluster = cfg.Cluster
 
 	// 1. sampler: discover, validate, describe; pick a diverse sample.
 	runs := cfg.Runs
@@ -225,6 +239,9 @@ func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
 			ContentHash: sampleHash(sample.Runs),
 			CommandLine: nonNil(cfg.CommandLine),
 			Escalation:  cfg.Escalation,
+			Cluster:     cfg.Cluster,
+			Families:    cfg.Families,
+			JudgeFamily: cfg.JudgeFamily,
 		},
 	}
 	if cfg.ShardCount > 1 {

@@ -38,6 +38,8 @@ func Fill(rep *report.Report, data Data) {
 			}
 		}
 	}
+	in.ClusterField, in.Clusters = rep.Inputs.Cluster, clusterMap(rep)
+	in.WholeClusters = rep.Inputs.DeepSubset != nil && rep.Inputs.DeepSubset.Policy == PolicyCluster
 	st := aggregate.ComputeAll(in, aggregate.Options{Bins: rep.Inputs.Bins})
 	rep.SampleSize = st.SampleSize
 	rep.AgreementRate = st.AgreementRate
@@ -100,6 +102,9 @@ func Fill(rep *report.Report, data Data) {
 		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
 	}
 	rep.Escalation = escalationSection(rep, data)
+	if len(data.Comparisons) > 0 {
+		rep.Bias = biasSection(rep, data)
+	}
 }
 
 // withPerRun fills each side's cost per run and the deep-to-light ratio.

@@ -48,6 +48,9 @@ type Subset struct {
 	// Seed draws the subset (with the run ids), so every shard draws the
 	// same one.
 	Seed uint64
+	// Cluster is the field whose clusters PolicyCluster labels whole
+	// (Config.Cluster; "" is system).
+	Cluster string
 	// Chosen says how a deep source that covers some runs only chose them:
 	// "random" (--deep-subset random) or "" (not said: the estimates then
 	// assume a uniform random subset, and the report says so).
@@ -75,9 +78,9 @@ func (s Subset) check() error {
 		return fmt.Errorf("calibrate: give a deep sample size or a deep fraction, not both")
 	}
 	switch s.Policy {
-	case "", PolicyUniform, PolicyUncertain, PolicyStratified:
+	case "", PolicyUniform, PolicyUncertain, PolicyStratified, PolicyCluster:
 	default:
-		return fmt.Errorf("calibrate: deep policy must be uniform, uncertain or stratified, got %q", s.Policy)
+		return fmt.Errorf("calibrate: deep policy must be uniform, uncertain, stratified or cluster, got %q", s.Policy)
 	}
 	switch s.Chosen {
 	case "", "random":
@@ -110,6 +113,9 @@ type design struct {
 	uniformFallback bool
 	// strata is the number of strata of the stratified policy.
 	strata int
+	// clusters and chosenClusters are the cluster policy's number of
+	// clusters and of clusters inspected deep.
+	clusters, chosenClusters int
 }
 
 // design decides the deep subset over the sampled runs.
@@ -158,6 +164,10 @@ func (s Subset) design(runs []sampler.Run, deep runner.Inspector) design {
 		return d
 	}
 	d.pi = map[string]float64{}
+	if s.Policy == PolicyCluster {
+		d.selectClusters(runs)
+		return d
+	}
 	if s.Policy == PolicyUncertain || s.Policy == PolicyStratified {
 		d.policy = s.Policy
 		return d
@@ -477,6 +487,8 @@ func (d *design) inputs() *report.SubsetInputs {
 		}
 	case PolicyStratified:
 		in.HowChosen = fmt.Sprintf("a seeded simple random sample in each of %d strata (light verdict x system), Neyman allocation from light's forecasts, at least %d per stratum", d.strata, StratifiedMinPerStratum)
+	case PolicyCluster:
+		in.HowChosen = d.clusterHowChosen()
 	case PolicyGiven:
 		switch {
 		case d.assumed:

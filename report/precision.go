@@ -184,6 +184,21 @@ var precisionRules = []precisionRule{
 	{"estimate.task_effectiveness.*.point", Percent},
 	{"estimate.task_effectiveness.*.se", Percent},
 	{"estimate.task_effectiveness.*.ci95.*", Percent},
+	// The clustered estimates of deep's mean scores:
+	// estimate.{runtime_fidelity,task_effectiveness}.clustered.{classical,ppi}.{point,se,ci95.*}.
+	{"estimate.runtime_fidelity.clustered.*.point", Percent},
+	{"estimate.runtime_fidelity.clustered.*.se", Percent},
+	{"estimate.runtime_fidelity.clustered.*.ci95.*", Percent},
+	{"estimate.task_effectiveness.clustered.*.point", Percent},
+	{"estimate.task_effectiveness.clustered.*.se", Percent},
+	{"estimate.task_effectiveness.clustered.*.ci95.*", Percent},
+	// The bias section's score-gap regression is in score points:
+	// bias.score_gap.coefficients[].{estimate,se,ci.*} (t is a
+	// Statistic; the leniency regression's coefficients are
+	// probabilities, Statistics too).
+	{"bias.score_gap.coefficients.estimate", Percent},
+	{"bias.score_gap.coefficients.se", Percent},
+	{"bias.score_gap.coefficients.ci.*", Percent},
 	// Deep-minus-light score deltas are in 0-100 score points:
 	// mean_score_delta.*.{mean,sd}, mean_score_delta.*.ci95.{lower,upper},
 	// mean_score_delta.*.bland_altman.{bias,sd,lower_loa,upper_loa},

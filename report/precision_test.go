@@ -234,6 +234,8 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"trend.{agreement,calibration,mean_delta.runtime_fidelity,mean_delta.task_effectiveness}.{before,now,difference,ci95.lower,ci95.upper}",
 			"agreement_clustered.{percent,ci95.lower,ci95.upper}", "leniency.{light,deep}_pass_rate",
 			"estimate.{runtime_fidelity,task_effectiveness}.{classical,ppi,ipw,rogan_gladen,stratified_ppi,ppi_calibrated}.{point,se,ci95.lower,ci95.upper}",
+			"estimate.{runtime_fidelity,task_effectiveness}.clustered.{classical,ppi}.{point,se,ci95.lower,ci95.upper}",
+			"bias.score_gap.coefficients.{estimate,se,ci.lower,ci.upper}",
 			"repeatability.{light,deep}.score_spread.{runtime_fidelity,task_effectiveness}",
 			"escalation.{coverage,escalated,agreement}.{percent,guaranteed_lower_percent,ci95.lower,ci95.upper}",
 			"escalation.curve.{coverage_percent,agreement_percent,lower_percent}",
@@ -243,7 +245,8 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"slices.comparisons.{deep,light}.{points,se,ci95.lower,ci95.upper}",
 		},
 		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p", "recommendations.test.p",
-			"slices.slices.leniency.mcnemar_p", "slices.comparisons.{deep,light}.{p,p_holm}"},
+			"slices.slices.leniency.mcnemar_p", "slices.comparisons.{deep,light}.{p,p_holm}",
+			"bias.{score_gap,leniency}.coefficients.p", "bias.same_family.p"},
 		Exact: {
 			"{comparisons,disagreements}.{light_scores,deep_scores}.{runtime_fidelity,task_effectiveness}",
 			"{comparisons,disagreements}.{runtime_fidelity_delta,task_effectiveness_delta}",

@@ -62,6 +62,10 @@ type Report struct {
 	// Repeatability is each side's agreement with itself (--repeat K > 1);
 	// absent otherwise.
 	Repeatability *aggregate.Repeatability `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
+	// Bias attributes light's errors against deep to the judged output's
+	// length, the judge's own model family and the slice; absent in
+	// reports of evalcal versions before issue 29.
+	Bias *Bias `yaml:"bias,omitempty" json:"bias,omitempty"`
 	// Escalation is trust or escalate: where light may decide alone with
 	// a guaranteed agreement (run --target-agreement, --escalate); absent
 	// otherwise.
@@ -137,6 +141,15 @@ type Inputs struct {
 	// Escalation holds the trust-or-escalate settings; absent without
 	// --target-agreement or --escalate.
 	Escalation *EscalationInputs `yaml:"escalation,omitempty" json:"escalation,omitempty"`
+	// Cluster is the field the runs are clustered by (run --cluster);
+	// absent when not named (the agreement is then clustered by system
+	// and the trust verdict uses the unclustered interval).
+	Cluster string `yaml:"cluster,omitempty" json:"cluster,omitempty"`
+	// Families maps a system to its model family (run --family
+	// SYSTEM=FAMILY), JudgeFamily is the light judge's family as given
+	// (run --judge-family), for the bias section; absent when not given.
+	Families    map[string]string `yaml:"families,omitempty" json:"families,omitempty"`
+	JudgeFamily string            `yaml:"judge_family,omitempty" json:"judge_family,omitempty"`
 	// Shard is "i/n" when this report covers shard i of n of the sample
 	// (run --shard); merge recombines shards exactly.
 	Shard string `yaml:"shard,omitempty" json:"shard,omitempty"`

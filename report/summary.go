@@ -31,7 +31,12 @@ func Summarize(r *Report) {
 	if a.Wilson95 != nil {
 		in.AgreementLower, in.AgreementUpper = &a.Wilson95.Lower, &a.Wilson95.Upper
 	}
+	clustered := clusteredTrust(r, &in)
 	trust, why := advisor.Trust(in)
+	if clustered != "" {
+		why = append([]string{clustered}, why...)
+	}
+	trust, why = capSameFamily(r, trust, why)
 	failed := len(gates.Failed(r.Gates))
 	r.Summary = Summary{Trust: trust, Why: why, GatesFailed: failed}
 
@@ -41,6 +46,10 @@ func Summarize(r *Report) {
 			percent(*a.Percent), a.N, percent(a.Wilson95.Lower), percent(a.Wilson95.Upper)))
 	} else {
 		parts = append(parts, "no run has both verdicts")
+	}
+	if c := r.AgreementClustered; r.Inputs.Cluster != "" && c.CI95 != nil && c.Percent != nil {
+		parts = append(parts, fmt.Sprintf("clustered by %s (%d clusters) [%s, %s]", r.Inputs.Cluster, c.Clusters,
+			percent(c.CI95.Lower), percent(c.CI95.Upper)))
 	}
 	if k := r.Kappa.Linear; k.Reason == "" && a.N > 0 {
 		parts = append(parts, fmt.Sprintf("linear kappa %.2f [%.2f, %.2f]", k.Value, k.CI95.Lower, k.CI95.Upper))
@@ -53,6 +62,9 @@ func Summarize(r *Report) {
 			e.NLight, percent(100*e.Best.Point), percent(100*e.Best.Lower), percent(100*e.Best.Upper), e.Best.Method, e.NDeep))
 	}
 	parts = append(parts, misjudgedWords(r.Slices)...)
+	if b := r.Bias; b != nil && b.SameFamily.Significant {
+		parts = append(parts, b.SameFamily.Words)
+	}
 	if c := costWords(r.Cost); c != "" {
 		parts = append(parts, c)
 	}
@@ -85,6 +97,42 @@ func Summarize(r *Report) {
 	if len(r.Recommendations) > 0 {
 		r.Summary.Advice = adviceLine(r.Recommendations[0])
 	}
+}
+
+// clusteredTrust puts the clustered agreement interval in the trust
+// rule's input when the user named a cluster field (run --cluster): the
+// runs of one cluster are not independent, so Wilson's interval
+// overstates what they show. Without a clustered interval (fewer than
+// statistician.MinClusters clusters) the rule has no agreement interval
+// and says insufficient_evidence. It returns the reason sentence, or ""
+// when no field was named.
+func clusteredTrust(r *Report, in *advisor.TrustInput) string {
+	field := r.Inputs.Cluster
+	if field == "" {
+		return ""
+	}
+	c := r.AgreementClustered
+	if c.CI95 == nil {
+		in.AgreementLower, in.AgreementUpper = nil, nil
+		reason := c.Reason
+		if reason == "" {
+			reason = "not computed"
+		}
+		return fmt.Sprintf("runs are clustered by %s, and the clustered agreement interval is not defined: %s", field, reason)
+	}
+	in.AgreementLower, in.AgreementUpper = &c.CI95.Lower, &c.CI95.Upper
+	return fmt.Sprintf("runs are clustered by %s: the agreement bound is the clustered interval's (%d clusters, %s)", field, c.Clusters, c.Method)
+}
+
+// capSameFamily caps a gate verdict at monitor when the bias section
+// found a significant same-family effect: a judge that treats its own
+// model family differently should not gate runs of that family in deep's
+// place, whatever its overall agreement.
+func capSameFamily(r *Report, trust string, why []string) (string, []string) {
+	if r.Bias == nil || !r.Bias.SameFamily.Significant || trust != advisor.TrustGate {
+		return trust, why
+	}
+	return advisor.TrustMonitor, append(why, "capped at monitor: "+r.Bias.SameFamily.Words)
 }
 
 // adviceLine is a recommendation in one line: "Priority 1 [rule] target:

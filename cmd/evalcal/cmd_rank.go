@@ -44,7 +44,8 @@ type rankCandidate struct{ name, spec string }
 // each candidate another deep subset.
 var rankDropped = map[string]bool{"inspector": true, "inspections": true, "light": true, "require": true,
 	"baseline": true, "bins": true, "by": true, "deep-policy": true, "shard": true,
-	"target-agreement": true, "risk": true, "confidence": true, "escalate": true}
+	"target-agreement": true, "risk": true, "confidence": true, "escalate": true,
+	"cluster": true, "family": true, "judge-family": true}
 
 // rankFormats are the formats of a ranking document.
 var rankFormats = []string{"yaml", "json", "markdown", "md", "html"}

@@ -61,6 +61,13 @@ type runOptions struct {
 	DeepSubset   string
 	Repeat       int
 
+	// Clusters and bias attribution (issue 29).
+	Cluster     string
+	Families    []string
+	JudgeFamily string
+	families    map[string]string // from Families
+	jfGiven     bool              // --judge-family was given
+
 	// Trust or escalate (issue 24): cmd_run_escalation.go.
 	Escalation escalationFlags
 
@@ -120,6 +127,7 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 			o.Output.formatGiven = c.Flags().Changed("format")
 			o.retriesGiven = c.Flags().Changed("retries")
 			o.LLM.seedGiven = c.Flags().Changed("judge-seed")
+			o.jfGiven = c.Flags().Changed("judge-family")
 			o.Escalation.riskGiven = c.Flags().Changed("risk")
 			if c.Flags().Changed("deep-fraction") && o.DeepFraction == 0 {
 				// 0 is the unset default; given, it is outside 0 < F <= 1.
@@ -162,7 +170,10 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
 	fs.IntVar(&o.DeepSample, "deep-sample", 0, "inspect only `N` runs at depth deep (a seeded subset); light inspects every run")
 	fs.Float64Var(&o.DeepFraction, "deep-fraction", 0, "inspect this `FRACTION` (0 < F <= 1) of the runs at depth deep")
-	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure) or stratified (by light verdict x system, Neyman allocation)")
+	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure), stratified (by light verdict x system, Neyman allocation) or cluster (whole clusters of --cluster)")
+	fs.StringVar(&o.Cluster, "cluster", "", "cluster the runs by `FIELD` (system): the clustered agreement interval, the trust verdict and the estimates use it")
+	fs.StringArrayVar(&o.Families, "family", nil, "`SYSTEM=FAMILY` model family of a system's runs, for the bias section's same-family flag (repeatable)")
+	fs.StringVar(&o.JudgeFamily, "judge-family", "", "model `FAMILY` of the light judge (default: from an openai:/anthropic: model name)")
 	fs.StringVar(&o.DeepSubset, "deep-subset", "", "how a deep source covering some runs only chose them: random (`HOW`); unset, random is assumed and the report says so")
 	fs.IntVar(&o.Repeat, "repeat", 1, fmt.Sprintf("call each side `K` times per run (1..%d) to measure its repeatability", maxRepeat))
 	o.LLM.addFlags(fs)
@@ -225,8 +236,9 @@ func (o *runOptions) validate() error {
 		return usageErrorf("run: --deep-fraction must be in (0, 1], got %v", o.DeepFraction)
 	case o.DeepSample > 0 && o.DeepFraction > 0:
 		return usageErrorf("run: give --deep-sample or --deep-fraction, not both")
-	case o.DeepPolicy != calibrate.PolicyUniform && o.DeepPolicy != calibrate.PolicyUncertain && o.DeepPolicy != calibrate.PolicyStratified:
-		return usageErrorf("run: --deep-policy must be uniform, uncertain or stratified, got %q", o.DeepPolicy)
+	case o.DeepPolicy != calibrate.PolicyUniform && o.DeepPolicy != calibrate.PolicyUncertain && o.DeepPolicy != calibrate.PolicyStratified &&
+		o.DeepPolicy != calibrate.PolicyCluster:
+		return usageErrorf("run: --deep-policy must be uniform, uncertain, stratified or cluster, got %q", o.DeepPolicy)
 	case o.DeepSubset != "" && o.DeepSubset != "random":
 		return usageErrorf("run: --deep-subset must be random, got %q", o.DeepSubset)
 	case o.Repeat < 1 || o.Repeat > maxRepeat:
@@ -239,6 +251,9 @@ func (o *runOptions) validate() error {
 		return usageErrorf("run: --max-retry-wait must be positive, got %s", o.MaxRetryWait)
 	}
 	if err := checkBy(o.By); err != nil {
+		return err
+	}
+	if err := o.validateClusters(); err != nil {
 		return err
 	}
 	if err := o.Escalation.validate(o); err != nil {
@@ -307,6 +322,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource,
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
+		Cluster: o.Cluster, Families: o.families, JudgeFamily: o.JudgeFamily,
 		Runner: opts, Bins: o.Bins, By: o.By, GeneratedBy: "evalcal " + version, CommandLine: recordedArgs(o.args),
 		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
 		Judges: func(light, deep *report.Side) { describeSides(light, deep, s.light, s.deep) },

@@ -1,0 +1,183 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/statistician"
+)
+
+// biasLevel is the confidence level of the bias regressions' intervals.
+const biasLevel = 0.95
+
+// SameFamilyAlpha is the level at which a same-family coefficient is
+// significant in one of the two bias regressions: 0.05 split between the
+// score-gap and the leniency regression (Bonferroni), so that the trust
+// cap fires on a judge without a family bias at most 5% of the time.
+const SameFamilyAlpha = 0.025
+
+// Descriptions of the bias section's variables.
+const (
+	biasScore  = "the mean of runtime_fidelity and task_effectiveness, 0-100: score_gap is light's minus deep's"
+	biasLength = "the run's size in bytes (sample.runs[].size_bytes): a run directory's files, an imported sample's record, a saved run's inspection lines"
+	biasSlice  = "system"
+)
+
+// biasSection is the report's bias section over the paired runs of data
+// (see report.Bias): each comparison's scores and verdicts, its run's
+// size from rep's sample, and whether its system's model family is the
+// light judge's (runFamilies). Runs without a positive size are left out
+// and counted.
+func biasSection(rep *report.Report, data Data) *report.Bias {
+	b := &report.Bias{Score: biasScore, Length: biasLength, Slice: biasSlice, Omitted: []string{}}
+	b.JudgeFamily, b.JudgeFamilySource = judgeFamily(rep.Inputs.JudgeFamily, rep.Inputs.Light.Spec)
+	size := map[string]int64{}
+	for _, r := range rep.Sample.Runs {
+		size[r.ID] = r.SizeBytes
+	}
+	fam := runFamilies(rep, data.Comparisons)
+	b.Families = fam.list
+	var runs []statistician.BiasRun
+	for _, c := range data.Comparisons {
+		n := size[c.RunID]
+		if n <= 0 {
+			b.NoLength++
+			continue
+		}
+		same := b.JudgeFamily != "" && fam.of(c) == b.JudgeFamily
+		if same {
+			b.SameFamilyRuns++
+		}
+		runs = append(runs, statistician.BiasRun{
+			LightScore: meanScore(c.Light), DeepScore: meanScore(c.Deep),
+			LightPass: c.LightVerdict == runner.VerdictPass, DeepPass: c.DeepVerdict == runner.VerdictPass,
+			Length: float64(n), SameFamily: same, Slice: c.System,
+		})
+	}
+	b.Runs = len(runs)
+	a := statistician.BiasRegression(runs, biasLevel)
+	b.ScoreGap, b.Leniency, b.ReferenceSlice = a.ScoreGap, a.Leniency, a.ReferenceSlice
+	b.Omitted = append(b.Omitted, a.Omitted...)
+	b.SameFamily = sameFamilyEffect(b)
+	return b
+}
+
+// meanScore is the mean of a side's two scores.
+func meanScore(s comparator.Scores) float64 { return (s.RuntimeFidelity + s.TaskEffectiveness) / 2 }
+
+// sameFamilyEffect tests the same_family coefficient of both regressions
+// at SameFamilyAlpha and says what it found in words.
+func sameFamilyEffect(b *report.Bias) report.SameFamilyEffect {
+	e := report.SameFamilyEffect{Alpha: SameFamilyAlpha}
+	switch {
+	case b.JudgeFamily == "":
+		e.Words = "the light judge's model family is not known (give --judge-family), so no same-family effect is tested"
+		return e
+	case b.SameFamilyRuns == 0:
+		e.Words = fmt.Sprintf("no run is of the light judge's family (%s), so no same-family effect is tested", b.JudgeFamily)
+		return e
+	case b.SameFamilyRuns == b.Runs:
+		e.Words = fmt.Sprintf("every run is of the light judge's family (%s), so no same-family effect can be told apart", b.JudgeFamily)
+		return e
+	}
+	gap, okGap := coefficient(b.ScoreGap, statistician.BiasSameFamily)
+	lenient, okLen := coefficient(b.Leniency, statistician.BiasSameFamily)
+	if !okGap && !okLen {
+		e.Words = "the same-family coefficient is not defined: " + firstReason(b.ScoreGap, b.Leniency)
+		return e
+	}
+	e.Tested = true
+	p := math.Inf(1)
+	for _, c := range []struct {
+		ok bool
+		c  statistician.Coefficient
+	}{{okGap, gap}, {okLen, lenient}} {
+		if c.ok {
+			p = math.Min(p, c.c.P)
+		}
+	}
+	e.P = &p
+	e.Significant = p < SameFamilyAlpha
+	var parts []string
+	if okGap {
+		parts = append(parts, fmt.Sprintf("scores %+.2f points against deep (p = %.3g)", gap.Estimate, gap.P))
+	}
+	if okLen {
+		parts = append(parts, fmt.Sprintf("a lenient verdict %+.1f%% more often (p = %.3g)", 100*lenient.Estimate, lenient.P))
+	}
+	what := fmt.Sprintf("on the %d runs of its own family (%s), at equal length, the light judge %s", b.SameFamilyRuns, b.JudgeFamily, joinAnd(parts))
+	if e.Significant {
+		e.Words = fmt.Sprintf("same-family effect: %s; significant at p < %g", what, SameFamilyAlpha)
+	} else {
+		e.Words = fmt.Sprintf("no significant same-family effect: %s", what)
+	}
+	return e
+}
+
+// coefficient finds the named coefficient of r.
+func coefficient(r statistician.Regression, name string) (statistician.Coefficient, bool) {
+	for _, c := range r.Coefficients {
+		if c.Name == name {
+			return c, c.SE > 0
+		}
+	}
+	return statistician.Coefficient{}, false
+}
+
+func firstReason(rs ...statistician.Regression) string {
+	for _, r := range rs {
+		if r.Reason != "" {
+			return r.Reason
+		}
+	}
+	return "the column was left out"
+}
+
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return parts[0] + " and " + parts[1]
+}
+
+// families is each system's model family.
+type families struct {
+	bySystem map[string]string
+	list     []report.SystemFamily
+}
+
+func (f families) of(c comparator.Comparison) string { return f.bySystem[c.System] }
+
+// runFamilies is the model family of each system of cs: --family
+// SYSTEM=FAMILY (rep's inputs) first, else the family its system name
+// gives by ModelFamily ("gpt-4o" is openai), else none.
+func runFamilies(rep *report.Report, cs []comparator.Comparison) families {
+	f := families{bySystem: map[string]string{}, list: []report.SystemFamily{}}
+	seen := map[string]bool{}
+	var systems []string
+	for _, c := range cs {
+		if !seen[c.System] {
+			seen[c.System] = true
+			systems = append(systems, c.System)
+		}
+	}
+	sort.Strings(systems)
+	for _, s := range systems {
+		sf := report.SystemFamily{System: s}
+		if fam, ok := rep.Inputs.Families[s]; ok {
+			sf.Family, sf.Source = fam, FamilyFromFlag
+		} else if fam := ModelFamily(s); fam != "" {
+			sf.Family, sf.Source = fam, FamilyFromName
+		}
+		f.bySystem[s] = sf.Family
+		f.list = append(f.list, sf)
+	}
+	return f
+}
