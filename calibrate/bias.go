@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/report"
@@ -24,27 +25,27 @@ const SameFamilyAlpha = 0.025
 const (
 	biasScore  = "the mean of runtime_fidelity and task_effectiveness, 0-100: score_gap is light's minus deep's"
 	biasLength = "the run's size in bytes (sample.runs[].size_bytes): a run directory's files, an imported sample's record, a saved run's inspection lines"
-	biasSlice  = "system"
+	// biasLengthMetadata is Length when every run gives metadata.output_length.
+	biasLengthMetadata = "metadata.output_length, the judged output's length as the runs' source gives it"
+	biasSlice          = "system"
 )
 
 // biasSection is the report's bias section over the paired runs of data
-// (see report.Bias): each comparison's scores and verdicts, its run's
-// size from rep's sample, and whether its system's model family is the
-// light judge's (runFamilies). Runs without a positive size are left out
-// and counted.
+// (see report.Bias): each comparison's scores and verdicts, its length
+// (runLengths), and whether its model family is the light judge's
+// (runFamilies). Runs without a positive length are left
+// out and counted.
 func biasSection(rep *report.Report, data Data) *report.Bias {
 	b := &report.Bias{Score: biasScore, Length: biasLength, Slice: biasSlice, Omitted: []string{}}
 	b.JudgeFamily, b.JudgeFamilySource = judgeFamily(rep.Inputs.JudgeFamily, rep.Inputs.Light.Spec)
-	size := map[string]int64{}
-	for _, r := range rep.Sample.Runs {
-		size[r.ID] = r.SizeBytes
-	}
+	lengths, what := runLengths(rep, data.Comparisons)
+	b.Length = what
 	fam := runFamilies(rep, data.Comparisons)
 	b.Families = fam.list
 	var runs []statistician.BiasRun
 	for _, c := range data.Comparisons {
-		n := size[c.RunID]
-		if n <= 0 {
+		n := lengths[c.RunID]
+		if !(n > 0) {
 			b.NoLength++
 			continue
 		}
@@ -55,7 +56,7 @@ func biasSection(rep *report.Report, data Data) *report.Bias {
 		runs = append(runs, statistician.BiasRun{
 			LightScore: meanScore(c.Light), DeepScore: meanScore(c.Deep),
 			LightPass: c.LightVerdict == runner.VerdictPass, DeepPass: c.DeepVerdict == runner.VerdictPass,
-			Length: float64(n), SameFamily: same, Slice: c.System,
+			Length: n, SameFamily: same, Slice: c.System,
 		})
 	}
 	b.Runs = len(runs)
@@ -147,37 +148,80 @@ func joinAnd(parts []string) string {
 	return parts[0] + " and " + parts[1]
 }
 
-// families is each system's model family.
+// families is each run's model family.
 type families struct {
-	bySystem map[string]string
-	list     []report.SystemFamily
+	byRun map[string]string
+	list  []report.SystemFamily
 }
 
-func (f families) of(c comparator.Comparison) string { return f.bySystem[c.System] }
+func (f families) of(c comparator.Comparison) string { return f.byRun[c.RunID] }
 
-// runFamilies is the model family of each system of cs: --family
-// SYSTEM=FAMILY (rep's inputs) first, else the family its system name
-// gives by ModelFamily ("gpt-4o" is openai), else none.
+// ModelFamilyField is the metadata field that names a run's model family.
+const ModelFamilyField = "model_family"
+
+// runFamilies is the model family of each run of cs: --family
+// SYSTEM=FAMILY for its system (rep's inputs) first, else its
+// metadata.model_family, else the family its system's name gives by
+// ModelFamily ("gpt-4o" is openai), else none. The list names each
+// system's families and their sources, sorted.
 func runFamilies(rep *report.Report, cs []comparator.Comparison) families {
-	f := families{bySystem: map[string]string{}, list: []report.SystemFamily{}}
-	seen := map[string]bool{}
-	var systems []string
+	f := families{byRun: map[string]string{}, list: []report.SystemFamily{}}
+	seen := map[report.SystemFamily]bool{}
 	for _, c := range cs {
-		if !seen[c.System] {
-			seen[c.System] = true
-			systems = append(systems, c.System)
-		}
-	}
-	sort.Strings(systems)
-	for _, s := range systems {
-		sf := report.SystemFamily{System: s}
-		if fam, ok := rep.Inputs.Families[s]; ok {
+		sf := report.SystemFamily{System: c.System}
+		if fam, ok := rep.Inputs.Families[c.System]; ok {
 			sf.Family, sf.Source = fam, FamilyFromFlag
-		} else if fam := ModelFamily(s); fam != "" {
+		} else if fam := c.Metadata[ModelFamilyField]; fam != "" {
+			sf.Family, sf.Source = fam, FamilyFromMetadata
+		} else if fam := ModelFamily(c.System); fam != "" {
 			sf.Family, sf.Source = fam, FamilyFromName
 		}
-		f.bySystem[s] = sf.Family
-		f.list = append(f.list, sf)
+		f.byRun[c.RunID] = sf.Family
+		if !seen[sf] {
+			seen[sf] = true
+			f.list = append(f.list, sf)
+		}
 	}
+	sort.Slice(f.list, func(i, j int) bool {
+		a, b := f.list[i], f.list[j]
+		if a.System != b.System {
+			return a.System < b.System
+		}
+		if a.Family != b.Family {
+			return a.Family < b.Family
+		}
+		return a.Source < b.Source
+	})
 	return f
+}
+
+// OutputLengthField is the metadata field that gives the length of the
+// judged output (characters or tokens).
+const OutputLengthField = "output_length"
+
+// runLengths is each run's length for the bias regression and what it
+// is: metadata.output_length when every run of cs has a positive one,
+// else the run's size in bytes from rep's sample (0 when unknown).
+func runLengths(rep *report.Report, cs []comparator.Comparison) (map[string]float64, string) {
+	out := make(map[string]float64, len(cs))
+	all := len(cs) > 0
+	for _, c := range cs {
+		v, err := strconv.ParseFloat(c.Metadata[OutputLengthField], 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			all = false
+			break
+		}
+		out[c.RunID] = v
+	}
+	if all {
+		return out, biasLengthMetadata
+	}
+	size := map[string]int64{}
+	for _, r := range rep.Sample.Runs {
+		size[r.ID] = r.SizeBytes
+	}
+	for _, c := range cs {
+		out[c.RunID] = float64(size[c.RunID])
+	}
+	return out, biasLength
 }

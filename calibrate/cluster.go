@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
@@ -16,43 +17,56 @@ import (
 // deep, every run of a chosen cluster and none of the others.
 const PolicyCluster = "cluster"
 
-// ClusterFields are the fields a run can be clustered by before run
-// metadata: its system.
-var ClusterFields = []string{aggregate.ClusterSystem}
-
-// checkClusterField says why field cannot cluster runs, or nil.
+// checkClusterField says why field cannot name a cluster, or nil: it is
+// system or a metadata field name (README.md, "Input formats"), not empty
+// and without surrounding space.
 func checkClusterField(field string) error {
-	for _, f := range ClusterFields {
-		if field == f {
-			return nil
+	if field == "" || strings.TrimSpace(field) != field {
+		return fmt.Errorf("calibrate: cluster field %q: need system or a metadata field name", field)
+	}
+	return nil
+}
+
+// noCluster starts the cluster name of a run without the cluster field:
+// it is a cluster of its own, named so that no field value can equal it.
+const noCluster = "\x00run "
+
+// clusterName is the cluster of run id of system sys with metadata md
+// under field (system when ""): the field's value, or a cluster of its own
+// when the run has no such field.
+func clusterName(field, id, sys string, md inspection.Metadata) string {
+	if field == "" {
+		field = inspection.SystemField
+	}
+	if v, ok := inspection.Field(sys, md, field); ok {
+		return v
+	}
+	return noCluster + id
+}
+
+// clusterMap maps each run of data (paired and light only) to its
+// cluster under the inputs' cluster field; nil when no field other than
+// system was named (aggregate then clusters by the comparisons' system).
+// missing counts the runs without the field, each a cluster of its own.
+func clusterMap(field string, data Data) (clusters map[string]string, missing int) {
+	if field == "" || field == inspection.SystemField {
+		return nil, 0
+	}
+	clusters = make(map[string]string, len(data.Comparisons)+len(data.LightOnly))
+	add := func(id, sys string, md inspection.Metadata) {
+		c := clusterName(field, id, sys, md)
+		if strings.HasPrefix(c, noCluster) {
+			missing++
 		}
+		clusters[id] = c
 	}
-	return fmt.Errorf("calibrate: cannot cluster by %q: the fields are %v", field, ClusterFields)
-}
-
-// clusterOfRun is run r's cluster under field ("" is system).
-func clusterOfRun(field string, r sampler.Run) string {
-	return r.System
-}
-
-// clusterOfSample is the cluster of a sampled run of the report.
-func clusterOfSample(field string, r report.SampleRun) string {
-	return r.System
-}
-
-// clusterMap maps each sampled run of rep to its cluster under the
-// inputs' cluster field; nil when no field was named (the system, which
-// aggregate reads from the comparisons).
-func clusterMap(rep *report.Report) map[string]string {
-	field := rep.Inputs.Cluster
-	if field == "" || field == aggregate.ClusterSystem {
-		return nil
+	for _, c := range data.Comparisons {
+		add(c.RunID, c.System, c.Metadata)
 	}
-	out := make(map[string]string, len(rep.Sample.Runs))
-	for _, r := range rep.Sample.Runs {
-		out[r.ID] = clusterOfSample(field, r)
+	for _, l := range data.LightOnly {
+		add(l.RunID, l.System, l.Metadata)
 	}
-	return out
+	return clusters, missing
 }
 
 // selectClusters draws the cluster policy's subset: with G clusters among
@@ -66,7 +80,7 @@ func (d *design) selectClusters(runs []sampler.Run) {
 	field := d.subset.Cluster
 	members := map[string][]string{}
 	for _, r := range runs {
-		c := clusterOfRun(field, r)
+		c := clusterName(field, r.ID, r.System, r.Metadata)
 		members[c] = append(members[c], r.ID)
 	}
 	names := make([]string, 0, len(members))

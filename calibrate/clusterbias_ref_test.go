@@ -16,8 +16,10 @@ import (
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
-// clusterBiasFixture is 102 runs of 12 systems named like models, with a
-// planted same-family leniency for an OpenAI judge and a length effect
+// clusterBiasFixture is 102 runs of 12 systems named like models over 17
+// tasks (metadata.task), with a planted same-family leniency for an
+// OpenAI judge (some runs routed to OpenAI by metadata.model_family) and
+// a length effect on metadata.output_length
 // (testdata/clusterbias/make_fixture.py); reference.json holds the
 // figures reference.py computed from it with statsmodels and R's
 // clubSandwich.
@@ -153,11 +155,11 @@ func checkRegression(t *testing.T, what string, got statistician.Regression, wan
 func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 	ref := readClusterBiasReference(t)
 
-	all := clusterBiasRun(t, func(c *Config) { c.Cluster, c.JudgeFamily = "system", "openai" })
+	all := clusterBiasRun(t, func(c *Config) { c.Cluster, c.JudgeFamily = "task", "openai" })
 	checkClustered(t, "all.agreement_clustered", all.AgreementClustered, ref.All.AgreementClustered)
 	b := all.Bias
-	if b == nil || b.JudgeFamily != "openai" || b.Runs != 102 || b.SameFamilyRuns != 36 || b.NoLength != 0 {
-		t.Fatalf("bias %+v: want openai, 102 runs, 36 of the judge's family", b)
+	if b == nil || b.JudgeFamily != "openai" || b.Runs != 102 || b.SameFamilyRuns != 56 || b.NoLength != 0 || b.Length != biasLengthMetadata {
+		t.Fatalf("bias %+v: want openai, 102 runs, 56 of the judge's family (36 by name, 20 by metadata), lengths from metadata", b)
 	}
 	checkRegression(t, "all.bias.score_gap", b.ScoreGap, ref.All.Bias.ScoreGap)
 	checkRegression(t, "all.bias.leniency", b.Leniency, ref.All.Bias.Leniency)
@@ -167,7 +169,7 @@ func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 	if all.Summary.Trust == "gate" {
 		t.Errorf("trust gate despite a significant same-family effect")
 	}
-	if !slices.ContainsFunc(all.Summary.Why, func(s string) bool { return strings.Contains(s, "clustered by system") }) {
+	if !slices.ContainsFunc(all.Summary.Why, func(s string) bool { return strings.Contains(s, "clustered by task") }) {
 		t.Errorf("the trust reasons do not say the bound is clustered: %q", all.Summary.Why)
 	}
 
@@ -179,19 +181,19 @@ func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 	checkRegression(t, "slices.bias.leniency", sl.Bias.Leniency, ref.Slices.Bias.Leniency)
 
 	cl := clusterBiasRun(t, func(c *Config) {
-		c.Cluster = "system"
+		c.Cluster = "task"
 		c.Subset = Subset{Fraction: 0.5, Policy: PolicyCluster, Seed: 1}
 	})
 	re := ref.Cluster.Estimate
 	var chosen []string
 	for _, c := range cl.Comparisons {
-		if !slices.Contains(chosen, c.System) {
-			chosen = append(chosen, c.System)
+		if !slices.Contains(chosen, c.Metadata["task"]) {
+			chosen = append(chosen, c.Metadata["task"])
 		}
 	}
 	slices.Sort(chosen)
 	if !slices.Equal(chosen, re.Chosen) || len(cl.Comparisons) != re.LabelledRuns {
-		t.Fatalf("deep on the systems %v (%d runs), reference %v (%d)", chosen, len(cl.Comparisons), re.Chosen, re.LabelledRuns)
+		t.Fatalf("deep on the tasks %v (%d runs), reference %v (%d)", chosen, len(cl.Comparisons), re.Chosen, re.LabelledRuns)
 	}
 	checkClustered(t, "cluster.agreement_clustered", cl.AgreementClustered, ref.Cluster.AgreementClustered)
 	e := cl.Estimate
@@ -222,7 +224,7 @@ func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 			near(t, name+"."+method+".ci95.upper", m.CI95.Upper, w.CI95[1])
 		}
 	}
-	if e.Best == nil || !strings.Contains(e.Best.Method, "clustered by system") {
+	if e.Best == nil || !strings.Contains(e.Best.Method, "clustered by task") {
 		t.Errorf("best %+v is not a clustered estimate", e.Best)
 	}
 }

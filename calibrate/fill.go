@@ -38,7 +38,9 @@ func Fill(rep *report.Report, data Data) {
 			}
 		}
 	}
-	in.ClusterField, in.Clusters = rep.Inputs.Cluster, clusterMap(rep)
+	var unclustered int
+	in.ClusterField = rep.Inputs.Cluster
+	in.Clusters, unclustered = clusterMap(rep.Inputs.Cluster, data)
 	in.WholeClusters = rep.Inputs.DeepSubset != nil && rep.Inputs.DeepSubset.Policy == PolicyCluster
 	st := aggregate.ComputeAll(in, aggregate.Options{Bins: rep.Inputs.Bins})
 	rep.SampleSize = st.SampleSize
@@ -100,6 +102,9 @@ func Fill(rep *report.Report, data Data) {
 	}
 	for _, line := range rep.Sample.Rejected {
 		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)
+	}
+	if unclustered > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no metadata.%s: each is a cluster of its own", unclustered, rep.Inputs.Cluster))
 	}
 	rep.Escalation = escalationSection(rep, data)
 	if len(data.Comparisons) > 0 {

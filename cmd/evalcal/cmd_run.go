@@ -62,11 +62,12 @@ type runOptions struct {
 	Repeat       int
 
 	// Clusters and bias attribution (issue 29).
-	Cluster     string
-	Families    []string
-	JudgeFamily string
-	families    map[string]string // from Families
-	jfGiven     bool              // --judge-family was given
+	Cluster      string
+	Families     []string
+	JudgeFamily  string
+	families     map[string]string // from Families
+	jfGiven      bool              // --judge-family was given
+	clusterGiven bool              // --cluster was given
 
 	// Trust or escalate (issue 24): cmd_run_escalation.go.
 	Escalation escalationFlags
@@ -128,6 +129,7 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 			o.retriesGiven = c.Flags().Changed("retries")
 			o.LLM.seedGiven = c.Flags().Changed("judge-seed")
 			o.jfGiven = c.Flags().Changed("judge-family")
+			o.clusterGiven = c.Flags().Changed("cluster")
 			o.Escalation.riskGiven = c.Flags().Changed("risk")
 			if c.Flags().Changed("deep-fraction") && o.DeepFraction == 0 {
 				// 0 is the unset default; given, it is outside 0 < F <= 1.
@@ -171,7 +173,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.DeepSample, "deep-sample", 0, "inspect only `N` runs at depth deep (a seeded subset); light inspects every run")
 	fs.Float64Var(&o.DeepFraction, "deep-fraction", 0, "inspect this `FRACTION` (0 < F <= 1) of the runs at depth deep")
 	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure), stratified (by light verdict x system, Neyman allocation) or cluster (whole clusters of --cluster)")
-	fs.StringVar(&o.Cluster, "cluster", "", "cluster the runs by `FIELD` (system): the clustered agreement interval, the trust verdict and the estimates use it")
+	fs.StringVar(&o.Cluster, "cluster", "", "cluster the runs by `FIELD` (system, or a metadata field such as task): the clustered agreement interval, the trust verdict and the estimates use it")
 	fs.StringArrayVar(&o.Families, "family", nil, "`SYSTEM=FAMILY` model family of a system's runs, for the bias section's same-family flag (repeatable)")
 	fs.StringVar(&o.JudgeFamily, "judge-family", "", "model `FAMILY` of the light judge (default: from an openai:/anthropic: model name)")
 	fs.StringVar(&o.DeepSubset, "deep-subset", "", "how a deep source covering some runs only chose them: random (`HOW`); unset, random is assumed and the report says so")

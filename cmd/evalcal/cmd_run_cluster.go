@@ -1,22 +1,12 @@
 package main
 
-import (
-	"strings"
-
-	"github.com/evalcal/evalcal/calibrate"
-)
+import "strings"
 
 // validateClusters checks --cluster, --family and --judge-family and
 // fills o.families.
 func (o *runOptions) validateClusters() error {
-	if o.Cluster != "" {
-		ok := false
-		for _, f := range calibrate.ClusterFields {
-			ok = ok || o.Cluster == f
-		}
-		if !ok {
-			return usageErrorf("run: --cluster: cannot cluster by %q: the fields are %s", o.Cluster, strings.Join(calibrate.ClusterFields, ", "))
-		}
+	if o.clusterGiven && (o.Cluster == "" || strings.TrimSpace(o.Cluster) != o.Cluster) {
+		return usageErrorf("run: --cluster: cannot cluster by %q: give system or a metadata field name", o.Cluster)
 	}
 	if strings.TrimSpace(o.JudgeFamily) != o.JudgeFamily || (o.JudgeFamily == "" && o.jfGiven) {
 		return usageErrorf("run: --judge-family must be a family name without surrounding space, got %q", o.JudgeFamily)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // clusterFixture is the cluster and bias fixture of the calibrate
-// package: 102 runs of 12 systems named like models.
+// package: 102 runs of 12 systems named like models over 17 tasks
+// (metadata.task), some routed to OpenAI (metadata.model_family).
 const clusterFixture = "calibrate/testdata/clusterbias/runs.jsonl"
 
 // TestRunClusterAndFamilyThroughTheBinary: --cluster names the clustering
@@ -18,7 +20,7 @@ const clusterFixture = "calibrate/testdata/clusterbias/runs.jsonl"
 // the judge's family (--judge-family), and the report records both.
 func TestRunClusterAndFamilyThroughTheBinary(t *testing.T) {
 	skipShort(t)
-	r := runBinary(t, binOptions{}, "run", "--inspections", clusterFixture, "--cluster", "system", "--judge-family", "openai",
+	r := runBinary(t, binOptions{}, "run", "--inspections", clusterFixture, "--cluster", "task", "--judge-family", "openai",
 		"--family", "grok-2=openai", "--family", "llama-3-70b=meta", "--no-cache", "--quiet", "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -50,29 +52,35 @@ func TestRunClusterAndFamilyThroughTheBinary(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Inputs.Cluster != "system" || rep.Inputs.JudgeFamily != "openai" || rep.Inputs.Families["grok-2"] != "openai" || len(rep.Inputs.Families) != 2 {
+	if rep.Inputs.Cluster != "task" || rep.Inputs.JudgeFamily != "openai" || rep.Inputs.Families["grok-2"] != "openai" || len(rep.Inputs.Families) != 2 {
 		t.Errorf("inputs %+v", rep.Inputs)
 	}
 	c := rep.AgreementClustered
-	if c.Field != "system" || c.Method != "CR2-BM-Wilson" || c.Clusters != 12 || c.CI95 == nil {
+	if c.Field != "task" || c.Method != "CR2-BM-Wilson" || c.Clusters != 17 || c.CI95 == nil {
 		t.Errorf("agreement_clustered %+v", c)
 	}
-	if len(rep.Summary.Why) == 0 || !strings.Contains(rep.Summary.Why[0], "clustered by system") {
+	if len(rep.Summary.Why) == 0 || !strings.Contains(rep.Summary.Why[0], "clustered by task") {
 		t.Errorf("why %q does not say the bound is clustered", rep.Summary.Why)
 	}
 	b := rep.Bias
 	// 36 runs of gpt-4o, gpt-4o-mini and o3-mini by their names, 5 of
-	// grok-2 by --family.
-	if b.JudgeFamily != "openai" || b.JudgeFamilySource != "--judge-family" || b.SameFamilyRuns != 41 || !b.SameFamily.Tested {
+	// grok-2 by --family, 15 routed to OpenAI by metadata.model_family
+	// (not the 5 of llama-3-70b: --family comes first).
+	if b.JudgeFamily != "openai" || b.JudgeFamilySource != "--judge-family" || b.SameFamilyRuns != 56 || !b.SameFamily.Tested {
 		t.Errorf("bias %+v", b)
 	}
-	sources := map[string]string{}
+	var sources []string
 	for _, f := range b.Families {
-		sources[f.System] = f.Family + " from " + f.Source
+		sources = append(sources, f.System+": "+f.Family+" from "+f.Source)
 	}
-	if sources["grok-2"] != "openai from --family" || sources["llama-3-70b"] != "meta from --family" ||
-		sources["claude-3-haiku"] != "anthropic from system name" || sources["o3-mini"] != "openai from system name" {
-		t.Errorf("families %v", sources)
+	for _, want := range []string{"grok-2: openai from --family", "llama-3-70b: meta from --family", "claude-3-haiku: anthropic from system name",
+		"o3-mini: openai from system name", "mistral-large: openai from metadata.model_family", "mistral-large: mistral from system name"} {
+		if !slices.Contains(sources, want) {
+			t.Errorf("families %q lack %q", sources, want)
+		}
+	}
+	if slices.Contains(sources, "llama-3-70b: openai from metadata.model_family") {
+		t.Errorf("metadata.model_family overrode --family: %q", sources)
 	}
 }
 
@@ -84,7 +92,8 @@ func TestRunRejectsBadClusterAndFamilyFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--cluster", "colour"}, "--cluster: cannot cluster by \"colour\""},
+		{[]string{"--cluster", ""}, "--cluster: cannot cluster by \"\""},
+		{[]string{"--cluster", " task"}, "give system or a metadata field name"},
 		{[]string{"--family", "gpt-4o"}, "--family must be SYSTEM=FAMILY"},
 		{[]string{"--family", "a=x", "--family", "a=y"}, "two families"},
 		{[]string{"--deep-policy", "clusters"}, "uniform, uncertain, stratified or cluster"},

@@ -195,7 +195,7 @@ type LightOnlyRun struct {
 	LightVerdict string            `yaml:"light_verdict" json:"light_verdict"`
 	Light        comparator.Scores `yaml:"light_scores" json:"light_scores"`
 	// Metadata is the run's metadata (inspection.Metadata), for the
-	// slices (run --by) that merge recomputes.
+	// slices (run --by) and clusters (run --cluster) that merge recomputes.
 	Metadata inspection.Metadata `yaml:"metadata,omitempty" json:"metadata,omitempty"`
 }
 

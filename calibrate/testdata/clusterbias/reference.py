@@ -5,11 +5,11 @@ clubSandwich through Rscript. /usr/bin/python3 reference.py > reference.json
 
 Three runs of the pipeline are checked (calibrate.Run on runs.jsonl as saved
 inspections on both sides, every run sampled):
-  all:      deep on every run, --cluster system, --judge-family openai;
-  slices:   deep on every run, no judge family (the system indicators enter);
-  cluster:  --deep-policy cluster --deep-fraction 0.5 --seed 1, --cluster system.
-A run's size is what the saved reader records: the bytes of its lines,
-trimmed of surrounding space."""
+  all:      deep on every run, --cluster task, --judge-family openai;
+  slices:   deep on every run, no judge family;
+  cluster:  --deep-policy cluster --deep-fraction 0.5 --seed 1, --cluster task.
+A run's length is its metadata.output_length (every run has one); its
+family is metadata.model_family, else the one its system's name gives."""
 import hashlib
 import json
 import math
@@ -30,8 +30,7 @@ for raw in open("runs.jsonl", "rb"):
     if not line:
         continue
     v = json.loads(line)
-    r = runs.setdefault(v["run_id"], {"id": v["run_id"], "system": v["system"], "size": 0})
-    r["size"] += len(line)
+    r = runs.setdefault(v["run_id"], {"id": v["run_id"], "system": v["system"], "md": v["metadata"]})
     r[v["depth"]] = v
 ids = sorted(runs)
 R = [runs[i] for i in ids]
@@ -64,7 +63,7 @@ def clubsandwich(y, g):
 
 def clustered_agreement(rs):
     y = np.array([float(r["light"]["verdict"] == r["deep"]["verdict"]) for r in rs])
-    g = [r["system"] for r in rs]
+    g = [r["md"]["task"] for r in rs]
     se, df = clubsandwich(y, g)
     p, n = y.mean(), len(y)
     # Korn-Graubard effective size in a Wilson interval on t(df).
@@ -76,8 +75,10 @@ def clustered_agreement(rs):
             "ci95": [100 * (centre - half), 100 * (centre + half)], "design_effect": se ** 2 / (p * (1 - p) / n)}
 
 
-def family(system):
-    s = system.lower()
+def family(r):
+    if "model_family" in r["md"]:
+        return r["md"]["model_family"]
+    s = r["system"].lower()
     if s.startswith("gpt") or (s[0] == "o" and s[1].isdigit()):
         return "openai"
     return None
@@ -96,17 +97,17 @@ def hc3(y, cols, names):
 def bias(rs, judge):
     gap = [mean_score(r["light"]) - mean_score(r["deep"]) for r in rs]
     lenient = [float(r["light"]["verdict"] == "pass" and r["deep"]["verdict"] != "pass") for r in rs]
-    cols, names = [np.ones(len(rs)), np.log([r["size"] for r in rs])], ["intercept", "log_length"]
-    if judge:
-        # same_family is constant within each system, so the system
-        # indicators are left out (they would be collinear with it).
-        cols.append(np.array([float(family(r["system"]) == judge) for r in rs]))
+    cols, names = [np.ones(len(rs)), np.log([r["md"]["output_length"] for r in rs])], ["intercept", "log_length"]
+    same = np.array([float(judge is not None and family(r) == judge) for r in rs])
+    if 0 < same.sum() < len(rs):
+        cols.append(same)
         names.append("same_family")
-    else:
-        systems = sorted({r["system"] for r in rs})
-        for s in systems[1:]:
-            cols.append(np.array([float(r["system"] == s) for r in rs]))
-            names.append("slice:" + s)
+    # Same-family varies within four systems, so the system indicators
+    # are identified beside it (reference: the first system in sorted order).
+    systems = sorted({r["system"] for r in rs})
+    for s in systems[1:]:
+        cols.append(np.array([float(r["system"] == s) for r in rs]))
+        names.append("slice:" + s)
     return {"score_gap": hc3(gap, cols, names), "leniency": hc3(lenient, cols, names)}
 
 
@@ -120,12 +121,12 @@ def draw(seed, key):
     return (int.from_bytes(h[:8], "big") >> 11) / 2 ** 53
 
 
-systems = sorted({r["system"] for r in R})
-G = len(systems)
+tasks = sorted({r["md"]["task"] for r in R})
+G = len(tasks)
 k = max(1, min(G, int(math.floor(G * 0.5 + 0.5))))
-order = sorted(systems, key=lambda s: (draw(1, "cluster\x00" + s), s))
+order = sorted(tasks, key=lambda s: (draw(1, "cluster\x00" + s), s))
 chosen = set(order[:k])
-lab = np.array([r["system"] in chosen for r in R])
+lab = np.array([r["md"]["task"] in chosen for r in R])
 
 
 def cluster_classical(y, g, rate):
@@ -172,8 +173,8 @@ def cluster_ppi(f, y, labelled, g, rate):
     return {"point": theta, "se": se, "ci95": [lo, hi], "df": gl - 1, "lambda": float(li.mean())}
 
 
-g = [r["system"] for r in R]
-gl = [r["system"] for r, l in zip(R, lab) if l]
+g = [r["md"]["task"] for r in R]
+gl = [r["md"]["task"] for r, l in zip(R, lab) if l]
 est = {"chosen": sorted(chosen), "clusters": G, "labelled_runs": int(lab.sum())}
 targets = {
     "pass_rate": ([float(r["deep"]["verdict"] == "pass") for r in R],
