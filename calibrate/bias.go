@@ -23,7 +23,7 @@ const SameFamilyAlpha = 0.025
 
 // Descriptions of the bias section's variables.
 const (
-	biasScore  = "the mean of runtime_fidelity and task_effectiveness, 0-100: score_gap is light's minus deep's"
+	biasScore  = "the mean of runtime_fidelity and task_effectiveness, 0-100"
 	biasLength = "the run's size in bytes (sample.runs[].size_bytes): a run directory's files, an imported sample's record, a saved run's inspection lines"
 	// biasLengthMetadata is Length when every run gives metadata.output_length.
 	biasLengthMetadata = "metadata.output_length, the judged output's length as the runs' source gives it"

@@ -86,6 +86,9 @@ func calibrationPage(r *report.Report, plots bool) page {
 		p.Sections = append(p.Sections, s)
 	}
 	p.Sections = append(p.Sections, forecastSection(r.Forecast, plots))
+	if r.Bias != nil {
+		p.Sections = append(p.Sections, biasSection(*r.Bias))
+	}
 	if r.Repeatability != nil {
 		p.Sections = append(p.Sections, repeatabilitySection(*r.Repeatability))
 	}
@@ -257,13 +260,9 @@ func clusteredRow(c aggregate.ClusteredRate, compared int) []string {
 		if reason == "" && compared > 0 {
 			reason = notComputed
 		}
-		return []string{"agreement, clustered by system", fmtNA(reason), "", ""}
+		return []string{clusterLabel(c), fmtNA(reason), "", ""}
 	}
-	note := fmt.Sprintf("%d runs in %d systems", c.N, c.Clusters)
-	if c.DesignEffect != nil {
-		note += "; design effect " + fmtStat(*c.DesignEffect)
-	}
-	return []string{"agreement, clustered by system", fmtPercent(*c.Percent), fmtPercentCI(*c.CI95), note}
+	return []string{clusterLabel(c), fmtPercent(*c.Percent), fmtPercentCI(*c.CI95), clusteredNote(c)}
 }
 
 // leniencyRow says which way light errs at the pass line; compared is
@@ -453,6 +452,9 @@ func estimateSection(e aggregate.Estimate) section {
 				continue
 			}
 			t.Rows = append(t.Rows, estimateRow(target, m.name, *m.est, pass))
+		}
+		if e.Cluster != nil {
+			t.Rows = append(t.Rows, clusteredEstimateRows(target, set, pass, e.Cluster.Field)...)
 		}
 	}
 	add("deep pass rate", e.PassRate, true)
