@@ -6,6 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/evalcal/evalcal/report"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -178,5 +182,34 @@ func gammaDraw(rng *rand.Rand, k float64) float64 {
 		if u := rng.Float64(); math.Log(u) < 0.5*z*z+d-d*v+d*math.Log(v) {
 			return d * v
 		}
+	}
+}
+
+// TestClusteredShardsMergeToTheUnshardedReport: with --cluster task
+// (a metadata field), --deep-policy cluster and a judge family, three
+// shards merge to the report of one unsharded run: the clusters of
+// light-only runs travel with their metadata, and every shard draws the
+// same clusters.
+func TestClusteredShardsMergeToTheUnshardedReport(t *testing.T) {
+	edit := func(c *Config) {
+		c.Cluster, c.JudgeFamily, c.Families = "task", "openai", map[string]string{"grok-2": "openai"}
+		c.Subset = Subset{Fraction: 0.5, Policy: PolicyCluster, Seed: 1}
+	}
+	whole := clusterBiasRun(t, edit)
+	var shards []*report.Report
+	var names []string
+	for i := 1; i <= 3; i++ {
+		shards = append(shards, clusterBiasRun(t, func(c *Config) { edit(c); c.ShardIndex, c.ShardCount = i, 3 }))
+		names = append(names, fmt.Sprintf("s%d.yaml", i))
+	}
+	merged, err := Merge(shards, names, Finish{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Estimate == nil || whole.Estimate.Cluster == nil || whole.Bias == nil {
+		t.Fatalf("the unsharded report lacks the clustered estimates or the bias section")
+	}
+	if d := cmp.Diff(whole, merged, ignoreVolatile, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("merged differs from the unsharded report (-whole +merged):\n%s", d)
 	}
 }
