@@ -158,6 +158,9 @@ func inputsSection(r *report.Report) section {
 	if d := in.DeepSubset; d != nil {
 		items = append(items, fmt.Sprintf("deep subset: %s policy, %s runs expected of %d; %s", d.Policy, fmtStat(d.Expected), d.Sampled, d.HowChosen))
 	}
+	if in.Cluster != "" {
+		items = append(items, "runs clustered by: "+in.Cluster)
+	}
 	if in.Shard != "" {
 		shard := "shard: " + in.Shard
 		if in.ShardSource != "" {
