@@ -125,36 +125,11 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	cfg.Subset.Cluster = cfg.Cluster
 
 	// 1. sampler: discover, validate, describe; pick a diverse sample.
-	runs := cfg.Runs
-	if len(cfg.Paths) > 0 {
-		d, err := sampler.DiscoverContext(ctx, cfg.Paths, sampler.DiscoverOptions{HashCache: cfg.DescribeCache})
-		if err != nil {
-			return nil, err
-		}
-		runs = d.Runs
-		cfg.notify(fmt.Sprintf("%d runs found: %d described, %d unchanged since the last run", len(runs), d.Described, d.Cached))
-		for _, w := range d.Warnings {
-			cfg.notify(w)
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	runs, err := cfg.discover(ctx)
+	if err != nil {
 		return nil, err
 	}
-	// A light source that covers some runs only (imported results, a saved
-	// file) has nothing to say about the others: they are left out, not
-	// failed (the deep side's coverage is the deep subset instead).
-	uncovered := 0
-	if cov, ok := inspection.As[inspection.Coverage](cfg.Light); ok {
-		kept := runs[:0:0]
-		for _, r := range runs {
-			if cov.Covers(r.ID, runner.Light) {
-				kept = append(kept, r)
-			} else {
-				uncovered++
-			}
-		}
-		runs = kept
-	}
+	runs, uncovered := coveredByLight(runs, cfg.Light)
 	sample, err := sampler.Select(runs, cfg.Sample)
 	if err != nil {
 		return nil, &SampleError{Invalid: sample.Invalid, Err: err}
@@ -211,6 +186,44 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	cfg.Finish.apply(rep)
 	return rep, runErr
+}
+
+// discover returns cfg.Runs, or the runs found under cfg.Paths (with a
+// note of how many were described and every discovery warning).
+func (cfg Config) discover(ctx context.Context) ([]sampler.Run, error) {
+	runs := cfg.Runs
+	if len(cfg.Paths) > 0 {
+		d, err := sampler.DiscoverContext(ctx, cfg.Paths, sampler.DiscoverOptions{HashCache: cfg.DescribeCache})
+		if err != nil {
+			return nil, err
+		}
+		runs = d.Runs
+		cfg.notify(fmt.Sprintf("%d runs found: %d described, %d unchanged since the last run", len(runs), d.Described, d.Cached))
+		for _, w := range d.Warnings {
+			cfg.notify(w)
+		}
+	}
+	return runs, ctx.Err()
+}
+
+// coveredByLight keeps the runs a light source that covers some runs only
+// (imported results, a saved file) has a say on, and counts the others:
+// they are left out, not failed (the deep side's coverage is the deep
+// subset instead).
+func coveredByLight(runs []sampler.Run, light inspection.Inspector) ([]sampler.Run, int) {
+	cov, ok := inspection.As[inspection.Coverage](light)
+	if !ok {
+		return runs, 0
+	}
+	kept, uncovered := runs[:0:0], 0
+	for _, r := range runs {
+		if cov.Covers(r.ID, runner.Light) {
+			kept = append(kept, r)
+		} else {
+			uncovered++
+		}
+	}
+	return kept, uncovered
 }
 
 func (cfg Config) notify(msg string) {
