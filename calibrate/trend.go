@@ -13,6 +13,16 @@ import (
 
 // CompareReports compares cur with prev (the baseline). Neither report is
 // changed. A nil report gives a report.Trend whose every change has a Reason.
+//
+// Every figure compared, before and now, is recomputed from the report's
+// per-run comparisons (written exactly, see report.Precision), never taken
+// from the report's rounded statistics: a baseline read back from its YAML
+// or JSON holds kappa, correlations and the Brier score at 6 significant
+// digits, and comparing those with tonight's unrounded figures gave
+// differences of 1e-7 against an identical report and no Brier trend at
+// all. So a report compared with itself gives differences of exactly 0. A
+// report whose comparisons do not account for its sample (a hand-made or
+// trimmed document) falls back to its recorded statistics.
 func CompareReports(prev, cur *report.Report) report.Trend {
 	t := report.Trend{Distinguishable: []string{}, RunsOnlyNow: []string{}, RunsOnlyBefore: []string{}}
 	if prev == nil || cur == nil {
@@ -23,17 +33,18 @@ func CompareReports(prev, cur *report.Report) report.Trend {
 		return t
 	}
 	t.Baseline = report.TrendSource{GeneratedBy: prev.GeneratedBy, ContentHash: prev.Inputs.ContentHash, SampleSize: prev.SampleSize}
-	t.Agreement = agreementChange(prev.AgreementRate, cur.AgreementRate)
-	t.KappaLinear = kappaChange(prev.Kappa.Linear, cur.Kappa.Linear)
+	p, c := figuresOf(prev), figuresOf(cur)
+	t.Agreement = agreementChange(p.AgreementRate, c.AgreementRate)
+	t.KappaLinear = kappaChange(p.Kappa.Linear, c.Kappa.Linear)
 	t.MeanDelta = report.ScoreChanges{
-		RuntimeFidelity:   meanDeltaChange(prev.MeanScoreDelta.RuntimeFidelity, cur.MeanScoreDelta.RuntimeFidelity),
-		TaskEffectiveness: meanDeltaChange(prev.MeanScoreDelta.TaskEffectiveness, cur.MeanScoreDelta.TaskEffectiveness),
+		RuntimeFidelity:   meanDeltaChange(p.MeanScoreDelta.RuntimeFidelity, c.MeanScoreDelta.RuntimeFidelity),
+		TaskEffectiveness: meanDeltaChange(p.MeanScoreDelta.TaskEffectiveness, c.MeanScoreDelta.TaskEffectiveness),
 	}
 	t.Correlation = report.ScoreChanges{
-		RuntimeFidelity:   correlationChange(prev.ScoreCorrelation.RuntimeFidelity, cur.ScoreCorrelation.RuntimeFidelity),
-		TaskEffectiveness: correlationChange(prev.ScoreCorrelation.TaskEffectiveness, cur.ScoreCorrelation.TaskEffectiveness),
+		RuntimeFidelity:   correlationChange(p.ScoreCorrelation.RuntimeFidelity, c.ScoreCorrelation.RuntimeFidelity),
+		TaskEffectiveness: correlationChange(p.ScoreCorrelation.TaskEffectiveness, c.ScoreCorrelation.TaskEffectiveness),
 	}
-	t.Brier, t.Calibration = forecastChanges(prev, cur)
+	t.Brier, t.Calibration = forecastChanges(p, c)
 	t.Judges = judgeChanges(prev.Inputs, cur.Inputs)
 	for _, c := range []struct {
 		name string
@@ -50,6 +61,36 @@ func CompareReports(prev, cur *report.Report) report.Trend {
 	}
 	t.RunsOnlyNow, t.RunsOnlyBefore = runDifference(cur.Comparisons, prev.Comparisons), runDifference(prev.Comparisons, cur.Comparisons)
 	return t
+}
+
+// figures are the statistics a trend compares, of one report.
+type figures struct {
+	AgreementRate    aggregate.AgreementRate
+	Kappa            aggregate.KappaSection
+	MeanScoreDelta   aggregate.MeanScoreDelta
+	ScoreCorrelation aggregate.ScoreCorrelation
+	Forecast         aggregate.Forecast
+	// Comparisons are the per-run data the Brier difference's interval is
+	// computed from.
+	Comparisons []comparator.Comparison
+	// Recorded is true when the figures are the report's recorded
+	// (possibly rounded) statistics, not recomputed.
+	Recorded bool
+}
+
+// figuresOf recomputes r's compared figures from its exact per-run
+// comparisons with aggregate.Compute, as calibrate.Fill computed them
+// (kappa, correlations, mean deltas and the Brier score use the
+// comparisons alone). When the comparisons do not account for the sample
+// (r.SampleSize != len(r.Comparisons)), the recorded statistics are used.
+func figuresOf(r *report.Report) figures {
+	if r.SampleSize != len(r.Comparisons) {
+		return figures{AgreementRate: r.AgreementRate, Kappa: r.Kappa, MeanScoreDelta: r.MeanScoreDelta,
+			ScoreCorrelation: r.ScoreCorrelation, Forecast: r.Forecast, Comparisons: r.Comparisons, Recorded: true}
+	}
+	st := aggregate.Compute(r.Comparisons, aggregate.Options{Bins: r.Inputs.Bins})
+	return figures{AgreementRate: st.AgreementRate, Kappa: st.Kappa, MeanScoreDelta: st.MeanScoreDelta,
+		ScoreCorrelation: st.ScoreCorrelation, Forecast: st.Forecast, Comparisons: r.Comparisons}
 }
 
 // runDifference returns the run ids in a and not in b, sorted.
@@ -175,8 +216,10 @@ func correlationChange(prev, cur aggregate.Correlation) report.Change {
 }
 
 // squaredErrors returns the mean and SD of (p - y)^2 over the report's
-// comparisons and checks the mean against the report's Brier score.
-func squaredErrors(r *report.Report) (mean, sd float64, n int, err error) {
+// comparisons and checks the mean against the figures' Brier score (which
+// holds by construction when the figures were recomputed; a recorded,
+// rounded Brier score is checked to its 6 significant digits).
+func squaredErrors(r figures) (mean, sd float64, n int, err error) {
 	n = len(r.Comparisons)
 	if n < 2 {
 		return 0, 0, n, fmt.Errorf("%d compared runs, need at least 2", n)
@@ -192,7 +235,11 @@ func squaredErrors(r *report.Report) (mean, sd float64, n int, err error) {
 		sd += (x - mean) * (x - mean)
 	}
 	sd = math.Sqrt(sd / float64(n-1))
-	if r.Forecast.Brier == nil || math.Abs(*r.Forecast.Brier-mean) > 1e-9 {
+	tol := 1e-9
+	if r.Recorded {
+		tol = max(tol, 5e-6*math.Abs(mean))
+	}
+	if r.Forecast.Brier == nil || math.Abs(*r.Forecast.Brier-mean) > tol {
 		return 0, 0, n, fmt.Errorf("the comparisons do not reproduce the report's Brier score")
 	}
 	return mean, sd, n, nil
@@ -204,7 +251,7 @@ func squaredErrors(r *report.Report) (mean, sd float64, n int, err error) {
 // 100 (1 - BS/0.25) while BS <= 0.25, so its difference is -400 times the
 // Brier difference and so is its interval; when either Brier score is
 // above 0.25 the calibration is clamped at 0 and has no interval.
-func forecastChanges(prev, cur *report.Report) (brier, cal report.Change) {
+func forecastChanges(prev, cur figures) (brier, cal report.Change) {
 	brier = report.Change{Method: "Welch t interval of the difference of mean per-run squared errors"}
 	cal = report.Change{Method: "-400 times the Brier difference and its interval"}
 	brier.Before, brier.Now = prev.Forecast.Brier, cur.Forecast.Brier
