@@ -62,10 +62,14 @@ type Options struct {
 	// light phase. It wins over DeepRuns.
 	SelectDeep func(light map[string][]inspection.Inspection) map[string]bool
 	// MaxUSD is a spending budget over both sides (--max-cost); 0 means
-	// none. A call whose worst case (Billed.MaxCallTokens at the side's
-	// price) could take spending past it is not started, and no call
-	// starts after that; the runs left are failures with the reason and
-	// Result.BudgetStopped is set.
+	// none. Each call reserves what it is expected to cost before it
+	// starts: its worst case (the run's bound at the side's price) until a
+	// call of its side has finished, then ReserveMargin times the largest
+	// share of its bound a finished call has cost (side.reservation). A
+	// call waits while the calls in flight hold the room it needs; one
+	// whose reservation does not fit what is left unspent is not started,
+	// and no call starts after that; the runs left are failures with the
+	// reason and Result.BudgetStopped is set.
 	MaxUSD float64
 }
 
@@ -517,11 +521,21 @@ func (p *pipeline) inspectOne(ctx context.Context, run inspection.Run, depth ins
 			}
 		}
 		worst := s.worstFor(run)
-		if !p.budget.reserve(worst) {
-			return inspection.Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by this call", formatUSD(p.opts.MaxUSD)))
+		res, known := s.reservation(worst)
+		ok, err := p.budget.reserve(ctx, res, known)
+		if err != nil {
+			lastErr = err
+			break
+		}
+		if !ok {
+			why := "this call"
+			if !known {
+				why = fmt.Sprintf("this call's worst case of $%.4g (no call like it has finished to estimate from)", res)
+			}
+			return inspection.Inspection{}, false, fail(attempts, fmt.Sprintf("not started: the --max-cost budget of %s could be exceeded by %s", formatUSD(p.opts.MaxUSD), why))
 		}
 		if err := s.wait(ctx); err != nil {
-			p.budget.settle(worst, 0)
+			p.budget.settle(res, 0)
 			lastErr = err
 			break
 		}
@@ -535,7 +549,8 @@ func (p *pipeline) inspectOne(ctx context.Context, run inspection.Run, depth ins
 			usage = &u
 		}
 		usd := s.recordCall(usage, reported, worst, attempts > 1)
-		p.budget.settle(worst, usd)
+		p.budget.settle(res, usd)
+		s.observe(usd, worst)
 		if err == nil {
 			if s.billed != nil && s.price != nil {
 				insp.Cost.USD = usd

@@ -106,6 +106,11 @@ type side struct {
 	// worst is the price of the most a call can bill (Billed with a
 	// price), 0 otherwise.
 	worst float64
+	// full and sized are the calls observed so far for the --max-cost
+	// reservation (see reservation): calls on runs whose bound is the
+	// side's full bound (their prompt is cut at the token budget) and on
+	// runs bounded by their size.
+	full, sized observedShare
 
 	mu   sync.Mutex
 	cost SideCost
@@ -148,6 +153,67 @@ func (s *side) worstFor(run inspection.Run) float64 {
 		return s.price.USD(inspection.Usage{Input: in, Output: out})
 	}
 	return s.worst
+}
+
+// ReserveMargin multiplies the observed share in side.reservation: a call
+// reserves 1.5 times the largest share of its bound that a finished call
+// like it has cost.
+const ReserveMargin = 1.5
+
+// observedShare is the largest share of its bound (usd / bound) any of n
+// finished calls cost.
+type observedShare struct {
+	share float64
+	n     int
+}
+
+// reservation is what the --max-cost budget reserves for a call whose
+// bound (worstFor) is worst, and whether that is the bound because no call
+// like it has finished (known false). Calls are of two kinds: on runs
+// whose bound is the side's full bound (an LLM judge cuts their prompt at
+// its token budget, so they use much more of the bound) and on runs
+// bounded by their size. Once a call of the same kind has finished on the
+// side the reservation is
+//
+//	min(worst, ReserveMargin x share x worst)
+//
+// with share the largest usd / bound of those finished calls: the bound
+// scales with the run, and the share of it calls use is what is observed.
+// Before, it is the bound. An LLM judge's bound (a prompt at its full
+// token budget, a repair, twice the longest answer, plus 25%) is 4 to 20
+// times what a call costs, so reserving it for every call left most of a
+// budget unspent (issue 28, item 5). A call costs more than its
+// reservation only when its share of the bound exceeds 1.5 times every
+// share seen on calls of its kind; README "Cost and budget" says so.
+func (s *side) reservation(worst float64) (res float64, known bool) {
+	if worst <= 0 {
+		return worst, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	same := s.sized
+	if worst >= s.worst {
+		same = s.full
+	}
+	if same.n == 0 {
+		return worst, false
+	}
+	return min(worst, ReserveMargin*same.share*worst), true
+}
+
+// observe records that a call whose bound was worst cost usd.
+func (s *side) observe(usd, worst float64) {
+	if worst <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := &s.sized
+	if worst >= s.worst {
+		o = &s.full
+	}
+	o.n++
+	o.share = max(o.share, usd/worst)
 }
 
 // wait blocks until the side's rate limit lets one more request through.
@@ -288,43 +354,94 @@ func (e *StopError) Error() string {
 
 func (e *StopError) Unwrap() error { return e.Err }
 
-// budget keeps a --max-cost budget across both sides. A call reserves the
-// most it can cost before it starts and settles at what it cost.
+// budget keeps a --max-cost budget across both sides. A call reserves
+// what it is expected to cost before it starts (side.reservation) and
+// settles at what it cost.
 type budget struct {
 	max      float64
 	mu       sync.Mutex
 	spent    float64
 	reserved float64
 	stopped  bool
+	// skipped is set when a call whose bound no finished call informed
+	// was refused (see reserve).
+	skipped bool
+	// settled is closed and replaced whenever a reservation is settled,
+	// waking the calls waiting for room.
+	settled chan struct{}
 }
 
-// reserve reports whether a call whose worst case is worst may start; it
-// reserves worst when it may. Once a call is refused, none starts again,
-// so the runs inspected do not depend on which call finished first more
-// than the budget itself forces.
-func (b *budget) reserve(worst float64) bool {
+// reserve reports whether a call whose reservation is res may start, and
+// reserves res when it may:
+//
+//   - spent + res > max: no call of that size can fit whatever the calls
+//     in flight cost, so the call is refused. When res is an estimate from
+//     finished calls (known), the budget stops: none starts again, so the
+//     runs inspected do not depend on which call finished first more than
+//     the budget itself forces. When res is a bound no finished call has
+//     informed (known false), only this call is refused (skipped is set):
+//     a smaller, known call may still fit;
+//   - spent + reserved + res > max: the calls in flight hold the room;
+//     the call waits until one of them settles and asks again (it does not
+//     stop the budget: with --jobs 8 the first eight worst-case
+//     reservations would otherwise stop a budget that affords far more);
+//   - otherwise the call starts.
+//
+// It returns false with ctx's error when ctx ends while waiting.
+func (b *budget) reserve(ctx context.Context, res float64, known bool) (bool, error) {
 	if b == nil {
-		return true
+		return true, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.stopped || b.spent+b.reserved+worst > b.max {
-		b.stopped = true
-		return false
+	for {
+		switch {
+		case b.stopped:
+			return false, nil
+		case b.spent+res > b.max:
+			if known {
+				b.stopped = true
+			} else {
+				b.skipped = true
+			}
+			return false, nil
+		case b.reserved > 0 && b.spent+b.reserved+res > b.max:
+			if b.settled == nil {
+				b.settled = make(chan struct{})
+			}
+			wake := b.settled
+			b.mu.Unlock()
+			select {
+			case <-wake:
+			case <-ctx.Done():
+				b.mu.Lock()
+				return false, ctx.Err()
+			}
+			b.mu.Lock()
+			continue
+		}
+		b.reserved += res
+		return true, nil
 	}
-	b.reserved += worst
-	return true
 }
 
-// settle replaces a reservation of worst with the actual cost usd.
-func (b *budget) settle(worst, usd float64) {
+// settle replaces a reservation of res with the actual cost usd and wakes
+// the calls waiting for room.
+func (b *budget) settle(res, usd float64) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.reserved -= worst
+	b.reserved -= res
+	if b.reserved < 1e-15 {
+		b.reserved = 0 // float residue of adding and removing reservations
+	}
 	b.spent += usd
+	if b.settled != nil {
+		close(b.settled)
+		b.settled = nil
+	}
 }
 
 func (b *budget) hasStopped() bool {
@@ -333,7 +450,7 @@ func (b *budget) hasStopped() bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.stopped
+	return b.stopped || b.skipped
 }
 
 // MaxCallUsage bounds each token count one inspector call may report:

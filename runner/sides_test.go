@@ -361,10 +361,12 @@ func TestRunBudgetNeverStartsACallThatCouldExceedIt(t *testing.T) {
 	if !res.BudgetStopped || spent > 0.005 {
 		t.Errorf("stopped %v spent %v, want a stop within the 0.005 budget", res.BudgetStopped, spent)
 	}
-	// 600e-6 per call: calls 1..5 leave 0.002 of room, 0.0024 < 0.005-0.002...
-	// the 6th call (3000e-6 spent + 2000e-6 worst = 5000e-6) still fits; the 7th does not.
-	if got := insp.calls.Load(); got != 6 {
-		t.Errorf("%d calls, want 6", got)
+	// The first call reserves its worst case (2000e-6) and costs 600e-6,
+	// 0.3 of it; every later call reserves ReserveMargin x 0.3 x 2000e-6 =
+	// 900e-6. Call k starts while 600e-6 (k-1) + 900e-6 <= 0.005: the 7th
+	// (3600e-6 spent) does, the 8th (4200e-6 + 900e-6) does not.
+	if got := insp.calls.Load(); got != 7 {
+		t.Errorf("%d calls, want 7", got)
 	}
 	if len(res.Failures) == 0 || !strings.Contains(res.Failures[len(res.Failures)-1].Reason, "--max-cost budget of $0.005") {
 		t.Errorf("failures %+v, want the runs left recorded with the budget as reason", res.Failures)

@@ -182,7 +182,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.RPM, "rpm", 0, "at most `N` requests per minute to each side (0 = no limit)")
 	fs.StringArrayVar(&o.Prices, "price", nil, "`MODEL=IN/OUT[/CACHED]` price in USD per million tokens (repeatable)")
 	fs.StringVar(&o.PriceFile, "price-file", "", "YAML `FILE` of prices: MODEL: {input: X, output: Y, cached_input: Z}")
-	fs.Float64Var(&o.MaxCost, "max-cost", 0, "hard budget in `USD` over both sides: no call starts that could exceed it; exit 4 when it stopped calls")
+	fs.Float64Var(&o.MaxCost, "max-cost", 0, "budget in `USD` over both sides: no call starts whose reservation (its bound, then 1.5x what finished calls like it cost) could exceed it; exit 4 when it stopped calls")
 	fs.DurationVar(&o.MaxRetryWait, "max-retry-wait", runner.DefaultMaxRetryWait, "longest `DURATION` a server may ask to wait (Retry-After) before a call is failed instead")
 	o.Escalation.addFlags(fs)
 	o.Output.addFlags(fs, "report", "yaml", reportFormats)
