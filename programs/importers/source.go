@@ -125,6 +125,18 @@ func (s *Source) Covers(runID string, _ inspection.Depth) bool {
 	return ok
 }
 
+// RunIDs returns the ids of the runs the source has a result for (those
+// Covers reports, at either depth), sorted: calibrate checks them against
+// the runs found before any call.
+func (s *Source) RunIDs(inspection.Depth) []string {
+	ids := make([]string, 0, len(s.results))
+	for id := range s.results {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // InclusionProbability is always unknown: the tools do not record how
 // the scored samples were chosen.
 func (s *Source) InclusionProbability(string) (float64, bool) { return 0, false }

@@ -355,6 +355,29 @@ func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
 	return ok || in.bad[k] != nil || in.skimmed[k]
 }
 
+// RunIDs returns the ids of the runs the file holds a line for at depth
+// (those Covers reports), sorted: calibrate checks them against the runs
+// found before any call.
+func (in *Inspector) RunIDs(depth inspection.Depth) []string {
+	var ids []string
+	add := func(k key) {
+		if k.depth == depth {
+			ids = append(ids, k.runID)
+		}
+	}
+	for k := range in.byKey {
+		add(k)
+	}
+	for k := range in.bad {
+		add(k)
+	}
+	for k := range in.skimmed {
+		add(k)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
 // InclusionProbability returns the inclusion_probability recorded on the
 // run's lines (issue 9: how a human-labelled subset was drawn).
 func (in *Inspector) InclusionProbability(runID string) (float64, bool) {
