@@ -107,7 +107,10 @@ type Summary struct {
 	// change, the agreement it is expected to reach and on what basis,
 	// and the test it passed; empty when there is none.
 	Advice string `yaml:"advice,omitempty" json:"advice,omitempty"`
-	// Why lists the rule's reasons, one line each.
+	// Why lists the rule's reasons, one line each, then, when light's
+	// scores and its verdicts err different ways (pessimistic scores but
+	// lenient at the pass line, or the reverse), one line saying why
+	// (advisor.Direction.Why).
 	Why []string `yaml:"why" json:"why"`
 	// GatesFailed counts the --require gates that failed (0 when none was
 	// asked for or all passed).

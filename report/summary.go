@@ -37,6 +37,9 @@ func Summarize(r *Report) {
 		why = append([]string{clustered}, why...)
 	}
 	trust, why = capSameFamily(r, trust, why)
+	if line := directionWhy(r); line != "" {
+		why = append(why, line)
+	}
 	failed := len(gates.Failed(r.Gates))
 	r.Summary = Summary{Trust: trust, Why: why, GatesFailed: failed}
 
@@ -133,6 +136,21 @@ func capSameFamily(r *Report, trust string, why []string) (string, []string) {
 		return trust, why
 	}
 	return advisor.TrustMonitor, append(why, "capped at monitor: "+r.Bias.SameFamily.Words)
+}
+
+// directionWhy is the one line that says why light's error points one way
+// in its scores and the other at the pass line (advisor.Direction.Why):
+// "light's scores are lower than deep's by ... (pessimistic), yet at the
+// pass line light is lenient: the scores and the verdicts point different
+// ways because ..."; empty when they agree (issue 28, item 1).
+func directionWhy(r *Report) string {
+	d := advisor.DirectionOf(r.Comparisons, aggregate.Stats{Leniency: r.Leniency, BiasDirection: r.BiasDirection})
+	why := d.Why()
+	if why == "" {
+		return ""
+	}
+	m := r.MeanScoreDelta
+	return fmt.Sprintf("%s, yet %s: %s", d.ScoreWords(m.RuntimeFidelity.Mean, m.TaskEffectiveness.Mean), d.VerdictWords(), why)
 }
 
 // adviceLine is a recommendation in one line: "Priority 1 [rule] target:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
@@ -90,6 +91,51 @@ func TestTestClause(t *testing.T) {
 	} {
 		if got := TestClause(c.test); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.test, got, c.want)
+		}
+	}
+}
+
+// Where light's scores and its verdicts err different ways, the summary
+// has one line saying why (issue 28, item 1): here light scores 10 points
+// below deep on the runs whose verdicts agree (a cap) yet passes 8 runs
+// deep fails and misses 2 deep passes. Where they agree (optimistic and
+// lenient), there is no such line.
+func TestSummarySaysWhyScoresAndVerdictsPointDifferentWays(t *testing.T) {
+	conflict := func(bias string) *Report {
+		r := trustReport(60, 50, 0.62, 0.5, 0.74)
+		r.Leniency = aggregate.Leniency{N: 60, LightPassDeepNot: 8, DeepPassLightNot: 2, Direction: aggregate.Lenient}
+		r.BiasDirection = bias
+		r.MeanScoreDelta.RuntimeFidelity.Mean, r.MeanScoreDelta.TaskEffectiveness.Mean = 9.5, 10.5
+		for i := range 60 {
+			c := comparator.Comparison{RunID: fmt.Sprintf("r%02d", i), VerdictMatch: i < 50, RuntimeFidelityDelta: 10, TaskEffectivenessDelta: 10}
+			if i >= 50 {
+				c.RuntimeFidelityDelta, c.TaskEffectivenessDelta = -5, -5
+			}
+			r.Comparisons = append(r.Comparisons, c)
+		}
+		return r
+	}
+	r := conflict(aggregate.Pessimistic)
+	Summarize(r)
+	want := "light's scores are lower than deep's by 9.5 (runtime fidelity) and 10.5 (task effectiveness) points on average (pessimistic), " +
+		"yet at the pass line light is lenient: the scores and the verdicts point different ways because on the 50 runs whose verdicts agree deep still differs by +10.0 points on average"
+	n := 0
+	for _, line := range r.Summary.Why {
+		if strings.Contains(line, "point different ways") {
+			n++
+			if !strings.HasPrefix(line, want) {
+				t.Errorf("why line\n%q\nwant it to start\n%q", line, want)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d lines say why the directions differ, want 1: %q", n, r.Summary.Why)
+	}
+	r = conflict(aggregate.Optimistic)
+	Summarize(r)
+	for _, line := range r.Summary.Why {
+		if strings.Contains(line, "point different ways") {
+			t.Errorf("optimistic and lenient agree, yet: %q", line)
 		}
 	}
 }
