@@ -241,7 +241,8 @@ func (s *side) callUSD(u *inspection.Usage, reported float64) float64 {
 //
 // Usage no call can have (a negative count, or one over MaxCallUsage) and
 // a cost that is negative or not finite are not believed: the call is
-// booked at worst, what the budget reserved for it, and its usage is left
+// booked at worst, its bound (at least what the budget reserved for it;
+// the side's later reservations then grow to the bound), and its usage is left
 // out of the side's, so a lying inspector or server can neither credit
 // the --max-cost budget nor overflow a count (issue 27).
 func (s *side) recordCall(u *inspection.Usage, reported, worst float64, retry bool) float64 {

@@ -7,7 +7,7 @@ import (
 )
 
 // Issue 27 (6): usage no call can have is never a credit to the budget
-// nor an overflowing count: such a call is booked at its reservation.
+// nor an overflowing count: such a call is booked at its bound (the worst case, at least its reservation).
 func TestImpossibleUsageIsBookedAtTheReservation(t *testing.T) {
 	for _, u := range []Usage{
 		{Calls: 1, Input: -20_000_000_000, Output: 100},

@@ -111,7 +111,7 @@ func (j *Judge) Inspect(ctx context.Context, run inspection.Run, depth inspectio
 
 // impossibleUsage fails a call whose answer reported usage no request can
 // have (see checkTokens): the figures are not believed, and the call is
-// booked at its bound (MaxRunTokens, what the --max-cost budget reserved
+// booked at its bound (MaxRunTokens, at least what the --max-cost budget reserved
 // for it), never at less, so a lying server can neither overflow a count
 // nor credit the budget.
 func (j *Judge) impossibleUsage(ans answer, sofar inspection.Usage, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
