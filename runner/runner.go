@@ -67,9 +67,11 @@ type Options struct {
 	// call of its side has finished, then ReserveMargin times the largest
 	// share of its bound a finished call has cost (side.reservation). A
 	// call waits while the calls in flight hold the room it needs; one
-	// whose reservation does not fit what is left unspent is not started,
-	// and no call starts after that; the runs left are failures with the
-	// reason and Result.BudgetStopped is set.
+	// whose estimated reservation does not fit what is left unspent is not
+	// started, and no call starts after that; one whose reservation is its
+	// bound (no call like it finished yet) and does not fit is skipped
+	// alone (budget.reserve). The runs left are failures with the reason
+	// and Result.BudgetStopped is set.
 	MaxUSD float64
 }
 
@@ -118,7 +120,7 @@ type Result struct {
 		Deep  SideCost `yaml:"deep" json:"deep"`
 	} `yaml:"cost" json:"cost"`
 	// BudgetStopped is true when the --max-cost budget stopped calls from
-	// starting.
+	// starting, or skipped one it could not afford.
 	BudgetStopped bool `yaml:"budget_stopped" json:"budget_stopped"`
 	// Warnings are problems that did not stop the run (cache writes that
 	// failed, cache entries that failed verification).
