@@ -117,10 +117,8 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err := cfg.Subset.check(); err != nil {
 		return nil, err
 	}
-	if cfg.Cluster != "" {
-		if err := checkClusterField(cfg.Cluster); err != nil {
-			return nil, err
-		}
+	if err := checkClusterField(cfg.Cluster); err != nil {
+		return nil, err
 	}
 	cfg.Subset.Cluster = cfg.Cluster
 

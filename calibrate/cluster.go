@@ -18,10 +18,10 @@ import (
 const PolicyCluster = "cluster"
 
 // checkClusterField says why field cannot name a cluster, or nil: it is
-// system or a metadata field name (README.md, "Input formats"), not empty
-// and without surrounding space.
+// "" (none named), system or a metadata field name (README.md, "Input
+// formats") without surrounding space.
 func checkClusterField(field string) error {
-	if field == "" || strings.TrimSpace(field) != field {
+	if strings.TrimSpace(field) != field {
 		return fmt.Errorf("calibrate: cluster field %q: need system or a metadata field name", field)
 	}
 	return nil
