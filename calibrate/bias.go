@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
@@ -27,7 +28,6 @@ const (
 	biasLength = "the run's size in bytes (sample.runs[].size_bytes): a run directory's files, an imported sample's record, a saved run's inspection lines"
 	// biasLengthMetadata is Length when every run gives metadata.output_length.
 	biasLengthMetadata = "metadata.output_length, the judged output's length as the runs' source gives it"
-	biasSlice          = "system"
 )
 
 // biasSection is the report's bias section over the paired runs of data
@@ -36,7 +36,7 @@ const (
 // (runFamilies). Runs without a positive length are left
 // out and counted.
 func biasSection(rep *report.Report, data Data) *report.Bias {
-	b := &report.Bias{Score: biasScore, Length: biasLength, Slice: biasSlice, Omitted: []string{}}
+	b := &report.Bias{Score: biasScore, Length: biasLength, Slice: biasSliceField(rep), Omitted: []string{}}
 	b.JudgeFamily, b.JudgeFamilySource = judgeFamily(rep.Inputs.JudgeFamily, rep.Inputs.Light.Spec)
 	lengths, what := runLengths(rep, data.Comparisons)
 	b.Length = what
@@ -56,7 +56,7 @@ func biasSection(rep *report.Report, data Data) *report.Bias {
 		runs = append(runs, statistician.BiasRun{
 			LightScore: meanScore(c.Light), DeepScore: meanScore(c.Deep),
 			LightPass: c.LightVerdict == runner.VerdictPass, DeepPass: c.DeepVerdict == runner.VerdictPass,
-			Length: n, SameFamily: same, Slice: c.System,
+			Length: n, SameFamily: same, Slice: biasSliceOf(b.Slice, c),
 		})
 	}
 	b.Runs = len(runs)
@@ -65,6 +65,27 @@ func biasSection(rep *report.Report, data Data) *report.Bias {
 	b.Omitted = append(b.Omitted, a.Omitted...)
 	b.SameFamily = sameFamilyEffect(b)
 	return b
+}
+
+// biasSliceField is the field of the bias section's slice indicators:
+// the first --by field, else system.
+func biasSliceField(rep *report.Report) string {
+	if len(rep.Inputs.By) > 0 {
+		return rep.Inputs.By[0]
+	}
+	return inspection.SystemField
+}
+
+// noSlice is the slice of a run without the slice field.
+const noSlice = "(none)"
+
+// biasSliceOf is comparison c's value of the slice field, noSlice when it
+// has none.
+func biasSliceOf(field string, c comparator.Comparison) string {
+	if v, ok := inspection.Field(c.System, c.Metadata, field); ok {
+		return v
+	}
+	return noSlice
 }
 
 // meanScore is the mean of a side's two scores.

@@ -62,6 +62,7 @@ type clusterBiasReference struct {
 		Bias               refBias
 	}
 	Slices  struct{ Bias refBias }
+	ByTask  struct{ Bias refBias } `json:"by_task"`
 	Cluster struct {
 		AgreementClustered refClustered `json:"agreement_clustered"`
 		Estimate           struct {
@@ -179,6 +180,13 @@ func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 	}
 	checkRegression(t, "slices.bias.score_gap", sl.Bias.ScoreGap, ref.Slices.Bias.ScoreGap)
 	checkRegression(t, "slices.bias.leniency", sl.Bias.Leniency, ref.Slices.Bias.Leniency)
+
+	bt := clusterBiasRun(t, func(c *Config) { c.JudgeFamily, c.By = "openai", []string{"task"} })
+	if bt.Bias == nil || bt.Bias.Slice != "task" || bt.Bias.ReferenceSlice != "task-00" {
+		t.Fatalf("bias by task: %+v", bt.Bias)
+	}
+	checkRegression(t, "by_task.bias.score_gap", bt.Bias.ScoreGap, ref.ByTask.Bias.ScoreGap)
+	checkRegression(t, "by_task.bias.leniency", bt.Bias.Leniency, ref.ByTask.Bias.Leniency)
 
 	cl := clusterBiasRun(t, func(c *Config) {
 		c.Cluster = "task"

@@ -9,7 +9,9 @@ import "github.com/evalcal/evalcal/statistician"
 // "The report"). Undefined regressions carry their reason.
 type Bias struct {
 	// Score is what the score gap is the difference of; Length what
-	// log_length is the log of; Slice the field of the slice indicators.
+	// log_length is the log of; Slice the field of the slice indicators
+	// (the first run --by field, else system; a run without it is in the
+	// slice "(none)").
 	Score  string `yaml:"score" json:"score"`
 	Length string `yaml:"length" json:"length"`
 	Slice  string `yaml:"slice" json:"slice"`

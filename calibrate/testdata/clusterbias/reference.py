@@ -7,6 +7,7 @@ Three runs of the pipeline are checked (calibrate.Run on runs.jsonl as saved
 inspections on both sides, every run sampled):
   all:      deep on every run, --cluster task, --judge-family openai;
   slices:   deep on every run, no judge family;
+  by_task:  deep on every run, --judge-family openai, --by task (the slice indicators are tasks);
   cluster:  --deep-policy cluster --deep-fraction 0.5 --seed 1, --cluster task.
 A run's length is its metadata.output_length (every run has one); its
 family is metadata.model_family, else the one its system's name gives."""
@@ -94,7 +95,7 @@ def hc3(y, cols, names):
          "ci": [ci[j][0], ci[j][1]]} for j, n in enumerate(names)]}
 
 
-def bias(rs, judge):
+def bias(rs, judge, slice_of=lambda r: r["system"]):
     gap = [mean_score(r["light"]) - mean_score(r["deep"]) for r in rs]
     lenient = [float(r["light"]["verdict"] == "pass" and r["deep"]["verdict"] != "pass") for r in rs]
     cols, names = [np.ones(len(rs)), np.log([r["md"]["output_length"] for r in rs])], ["intercept", "log_length"]
@@ -104,15 +105,16 @@ def bias(rs, judge):
         names.append("same_family")
     # Same-family varies within four systems, so the system indicators
     # are identified beside it (reference: the first system in sorted order).
-    systems = sorted({r["system"] for r in rs})
+    systems = sorted({slice_of(r) for r in rs})
     for s in systems[1:]:
-        cols.append(np.array([float(r["system"] == s) for r in rs]))
+        cols.append(np.array([float(slice_of(r) == s) for r in rs]))
         names.append("slice:" + s)
     return {"score_gap": hc3(gap, cols, names), "leniency": hc3(lenient, cols, names)}
 
 
 out["all"] = {"agreement_clustered": clustered_agreement(R), "bias": bias(R, "openai")}
 out["slices"] = {"bias": bias(R, None)}
+out["by_task"] = {"bias": bias(R, "openai", slice_of=lambda r: r["md"]["task"])}
 
 
 def draw(seed, key):
