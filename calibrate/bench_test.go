@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -18,42 +19,42 @@ type flagInspector struct{ k int }
 
 func (f flagInspector) Identity() string { return fmt.Sprintf("flags/%d", f.k) }
 
-func (f flagInspector) Inspect(_ context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
+func (f flagInspector) Inspect(_ context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	h := 0
 	for _, c := range run.ID {
 		h = h*31 + int(c)
 	}
 	h &= 0xffff
 	score := float64(h % 101)
-	if depth == runner.Light {
+	if depth == inspection.Light {
 		score = float64((h / 7) % 101)
 	}
-	verdict := runner.VerdictFail
+	verdict := inspection.VerdictFail
 	switch {
 	case score >= 70:
-		verdict = runner.VerdictPass
+		verdict = inspection.VerdictPass
 	case score >= 40:
-		verdict = runner.VerdictPartial
+		verdict = inspection.VerdictPartial
 	}
-	insp := runner.Inspection{RunID: run.ID, System: run.System, Depth: depth,
+	insp := inspection.Inspection{RunID: run.ID, System: run.System, Depth: depth,
 		RuntimeFidelity: score, TaskEffectiveness: float64((h / 3) % 101), Verdict: verdict,
-		Flags: make([]runner.Flag, 0, f.k)}
+		Flags: make([]inspection.Flag, 0, f.k)}
 	for i := range f.k {
 		id := fmt.Sprintf("check-%d", i)
 		if i%2 == 1 {
 			id = fmt.Sprintf("%s-%s-%d", depth, run.ID, i) // found by one depth only
 		}
-		insp.Flags = append(insp.Flags, runner.Flag{ID: id, Severity: runner.SeverityWarning, Description: "d", Evidence: "e"})
+		insp.Flags = append(insp.Flags, inspection.Flag{ID: id, Severity: inspection.SeverityWarning, Description: "d", Evidence: "e"})
 	}
 	return insp, nil
 }
 
 // syntheticRuns are n valid runs of four systems.
-func syntheticRuns(n int) []sampler.Run {
-	runs := make([]sampler.Run, n)
+func syntheticRuns(n int) []inspection.Run {
+	runs := make([]inspection.Run, n)
 	for i := range runs {
-		runs[i] = sampler.Run{ID: fmt.Sprintf("20300101-%06d-%06x", i/1000000, i%1000000), Path: fmt.Sprintf("runs/%d", i),
-			System: fmt.Sprintf("system-%d", i%4), Status: sampler.StatusCompleted, Era: sampler.EraStateMDv1,
+		runs[i] = inspection.Run{ID: fmt.Sprintf("20300101-%06d-%06x", i/1000000, i%1000000), Path: fmt.Sprintf("runs/%d", i),
+			System: fmt.Sprintf("system-%d", i%4), Status: inspection.StatusCompleted, Era: inspection.EraStateMDv1,
 			ServicesDeclared: []string{"a", "b"}, ServicesCompleted: []string{"a", "b"}, ServicesErrored: []string{},
 			BindingsPresent: []string{"a", "b"}, BindingsMissing: []string{}, ErrorFiles: []string{},
 			SizeBytes: int64(1000 + i%5000), Files: 5, ContentHash: fmt.Sprintf("%064x", i+1), Valid: true}

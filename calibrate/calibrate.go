@@ -30,11 +30,11 @@ type Config struct {
 	// Paths are run directories or folders holding them. When empty, Runs
 	// is used as given (runs known from saved inspections).
 	Paths []string
-	Runs  []sampler.Run
+	Runs  []inspection.Run
 	// Light and Deep are the two inspectors; Spec says how the user named
 	// each ("builtin", "openai:gpt-5-mini", "saved:human.jsonl"), for the
 	// report.
-	Light, Deep         runner.Inspector
+	Light, Deep         inspection.Inspector
 	LightSpec, DeepSpec string
 	// Sample picks the calibration sample among the valid runs.
 	Sample sampler.SelectOptions
@@ -94,7 +94,7 @@ type Config struct {
 // SampleError is returned when no calibration sample could be drawn; it
 // carries the runs set aside, so a command can list them.
 type SampleError struct {
-	Invalid []sampler.Run
+	Invalid []inspection.Run
 	Err     error
 }
 
@@ -193,7 +193,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 
 // discover returns cfg.Runs, or the runs found under cfg.Paths (with a
 // note of how many were described and every discovery warning).
-func (cfg Config) discover(ctx context.Context) ([]sampler.Run, error) {
+func (cfg Config) discover(ctx context.Context) ([]inspection.Run, error) {
 	runs := cfg.Runs
 	if len(cfg.Paths) > 0 {
 		d, err := sampler.DiscoverContext(ctx, cfg.Paths, sampler.DiscoverOptions{HashCache: cfg.DescribeCache})
@@ -213,14 +213,14 @@ func (cfg Config) discover(ctx context.Context) ([]sampler.Run, error) {
 // (imported results, a saved file) has a say on, and counts the others:
 // they are left out, not failed (the deep side's coverage is the deep
 // subset instead).
-func coveredByLight(runs []sampler.Run, light inspection.Inspector) ([]sampler.Run, int) {
+func coveredByLight(runs []inspection.Run, light inspection.Inspector) ([]inspection.Run, int) {
 	cov, ok := inspection.As[inspection.Coverage](light)
 	if !ok {
 		return runs, 0
 	}
 	kept, uncovered := runs[:0:0], 0
 	for _, r := range runs {
-		if cov.Covers(r.ID, runner.Light) {
+		if cov.Covers(r.ID, inspection.Light) {
 			kept = append(kept, r)
 		} else {
 			uncovered++
@@ -307,7 +307,7 @@ func lightOnly(rs []runner.LightRun) []report.LightOnlyRun {
 // with --repeat K > 1), sorted by run id.
 func repeats(res runner.Result) []report.RunRepeats {
 	var out []report.RunRepeats
-	add := func(id string, light, deep []runner.Inspection) {
+	add := func(id string, light, deep []inspection.Inspection) {
 		if len(light) == 0 && len(deep) == 0 {
 			return
 		}
@@ -323,7 +323,7 @@ func repeats(res runner.Result) []report.RunRepeats {
 	return out
 }
 
-func repeatList(is []runner.Inspection) []report.Repeat {
+func repeatList(is []inspection.Inspection) []report.Repeat {
 	out := make([]report.Repeat, 0, len(is))
 	for _, in := range is {
 		out = append(out, report.Repeat{Verdict: in.Verdict,
@@ -345,11 +345,11 @@ func costOf(res runner.Result, opts runner.Options) report.Cost {
 
 // shardRuns keeps the runs of shard i of n (ShardOf), in sample order.
 // n <= 1 keeps every run.
-func shardRuns(runs []sampler.Run, i, n int) []sampler.Run {
+func shardRuns(runs []inspection.Run, i, n int) []inspection.Run {
 	if n <= 1 {
 		return runs
 	}
-	var out []sampler.Run
+	var out []inspection.Run
 	for _, r := range runs {
 		if ShardOf(r.ID, n) == i {
 			out = append(out, r)
@@ -360,7 +360,7 @@ func shardRuns(runs []sampler.Run, i, n int) []sampler.Run {
 
 // sampleHash is the SHA-256 over the runs' ids and content hashes in id
 // order: it changes when any sampled run changes.
-func sampleHash(runs []sampler.Run) string {
+func sampleHash(runs []inspection.Run) string {
 	lines := make([]string, 0, len(runs))
 	for _, r := range runs {
 		lines = append(lines, r.ID+"\x00"+r.ContentHash)

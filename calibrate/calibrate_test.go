@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/evalcal/evalcal/advisor"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/builtin"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
@@ -242,16 +243,16 @@ func TestWaterFillCapsAtOneAndKeepsTheTotal(t *testing.T) {
 
 func TestUncertaintyIsHighNearThresholdsAndForPartial(t *testing.T) {
 	cases := []struct {
-		in   runner.Inspection
+		in   inspection.Inspection
 		want float64
 	}{
-		{runner.Inspection{Verdict: runner.VerdictPartial, RuntimeFidelity: 100, TaskEffectiveness: 100}, 1},
-		{runner.Inspection{Verdict: runner.VerdictPass, RuntimeFidelity: 70, TaskEffectiveness: 95}, 1},
-		{runner.Inspection{Verdict: runner.VerdictPass, RuntimeFidelity: 100, TaskEffectiveness: 100}, 0},
-		{runner.Inspection{Verdict: runner.VerdictPass, RuntimeFidelity: 85, TaskEffectiveness: 90}, 0.5},
+		{inspection.Inspection{Verdict: inspection.VerdictPartial, RuntimeFidelity: 100, TaskEffectiveness: 100}, 1},
+		{inspection.Inspection{Verdict: inspection.VerdictPass, RuntimeFidelity: 70, TaskEffectiveness: 95}, 1},
+		{inspection.Inspection{Verdict: inspection.VerdictPass, RuntimeFidelity: 100, TaskEffectiveness: 100}, 0},
+		{inspection.Inspection{Verdict: inspection.VerdictPass, RuntimeFidelity: 85, TaskEffectiveness: 90}, 0.5},
 	}
 	for _, c := range cases {
-		if got := uncertainty([]runner.Inspection{c.in}); math.Abs(got-c.want) > 1e-12 {
+		if got := uncertainty([]inspection.Inspection{c.in}); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("uncertainty(%+v) = %v, want %v", c.in, got, c.want)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/escalate"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -203,12 +203,12 @@ func policyOf(in *report.EscalationInputs) escalate.Policy {
 // gives the verdict and scores, the repeats' verdicts the unanimity.
 // Invalid light data (which the runner's validation rules out) also goes
 // to deep.
-func selectEscalated(in *report.EscalationInputs) func(map[string][]runner.Inspection) map[string]bool {
+func selectEscalated(in *report.EscalationInputs) func(map[string][]inspection.Inspection) map[string]bool {
 	pol := policyOf(in)
-	return func(light map[string][]runner.Inspection) map[string]bool {
+	return func(light map[string][]inspection.Inspection) map[string]bool {
 		deep := map[string]bool{}
 		for id, is := range light {
-			l := runner.Consolidate(is)
+			l := inspection.Consolidate(is)
 			var reps []report.Repeat
 			if len(is) > 1 {
 				for _, r := range is {

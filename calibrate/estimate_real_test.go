@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/saved"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
@@ -101,11 +102,11 @@ func loadSummeval(t *testing.T) []realRun {
 func verdictOf(s [2]float64) string {
 	switch m := math.Min(s[0], s[1]); {
 	case m < 40:
-		return runner.VerdictFail
+		return inspection.VerdictFail
 	case m >= 70:
-		return runner.VerdictPass
+		return inspection.VerdictPass
 	}
-	return runner.VerdictPartial
+	return inspection.VerdictPartial
 }
 
 func readJSONL(t *testing.T, path string, each func([]byte)) {
@@ -128,18 +129,18 @@ func readJSONL(t *testing.T, path string, each func([]byte)) {
 // summevalLight loads the real data and serves its light side from a
 // saved file in a temporary directory: the runs, the experts' pass rate
 // over all of them, the light inspector and its runs, and the directory.
-func summevalLight(t *testing.T) (runs []realRun, truth float64, light *saved.Inspector, lightRuns []sampler.Run, dir string) {
+func summevalLight(t *testing.T) (runs []realRun, truth float64, light *saved.Inspector, lightRuns []inspection.Run, dir string) {
 	t.Helper()
 	runs = loadSummeval(t)
 	for _, r := range runs {
-		if r.deepVerdict == runner.VerdictPass {
+		if r.deepVerdict == inspection.VerdictPass {
 			truth++
 		}
 	}
 	truth /= float64(len(runs))
 	dir = t.TempDir()
 	lightPath := filepath.Join(dir, "light.jsonl")
-	writeSaved(t, lightPath, runs, runner.Light, nil)
+	writeSaved(t, lightPath, runs, inspection.Light, nil)
 	light, lightRuns, err := saved.Load(lightPath)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ func summevalLight(t *testing.T) (runs []realRun, truth float64, light *saved.In
 
 // writeSaved writes one saved-inspections line per run at depth, with
 // inclusion_probability when pi has the run.
-func writeSaved(t *testing.T, path string, runs []realRun, depth runner.Depth, pi map[string]float64) {
+func writeSaved(t *testing.T, path string, runs []realRun, depth inspection.Depth, pi map[string]float64) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -158,7 +159,7 @@ func writeSaved(t *testing.T, path string, runs []realRun, depth runner.Depth, p
 	w := bufio.NewWriter(f)
 	for _, r := range runs {
 		s, v := r.light, r.lightVerdict
-		if depth == runner.Deep {
+		if depth == inspection.Deep {
 			s, v = r.deep, r.deepVerdict
 		}
 		line := map[string]any{"run_id": r.id, "system": r.system, "depth": depth, "runtime_fidelity": s[0],
@@ -200,7 +201,7 @@ func TestSavedLabelsWithUnequalProbabilitiesAlwaysGiveIPW(t *testing.T) {
 		var labelled []realRun
 		for _, r := range runs {
 			p := 0.05
-			if r.lightVerdict != runner.VerdictPass {
+			if r.lightVerdict != inspection.VerdictPass {
 				p = 0.2
 			}
 			if rng.Float64() < p {
@@ -209,7 +210,7 @@ func TestSavedLabelsWithUnequalProbabilitiesAlwaysGiveIPW(t *testing.T) {
 			}
 		}
 		deepPath := filepath.Join(dir, fmt.Sprintf("deep-%d.jsonl", rep))
-		writeSaved(t, deepPath, labelled, runner.Deep, pi)
+		writeSaved(t, deepPath, labelled, inspection.Deep, pi)
 		deep, _, err := saved.Load(deepPath)
 		if err != nil {
 			t.Fatal(err)
@@ -283,7 +284,7 @@ func TestRealDataCalibratedAndStratifiedPPI(t *testing.T) {
 			labelled = append(labelled, runs[i])
 		}
 		deepPath := filepath.Join(dir, fmt.Sprintf("deep-%d.jsonl", rep))
-		writeSaved(t, deepPath, labelled, runner.Deep, nil)
+		writeSaved(t, deepPath, labelled, inspection.Deep, nil)
 		deep, _, err := saved.Load(deepPath)
 		if err != nil {
 			t.Fatal(err)

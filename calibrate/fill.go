@@ -5,8 +5,8 @@ import (
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -16,7 +16,7 @@ import (
 // merged shards equal one unsharded run.
 type Data struct {
 	Comparisons []comparator.Comparison
-	Failures    []runner.Failure
+	Failures    []inspection.Failure
 	LightOnly   []report.LightOnlyRun
 	Inclusion   []report.Inclusion
 	Repeats     []report.RunRepeats

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 )
@@ -143,7 +144,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 		}
 	}
 	slices.SortStableFunc(data.Comparisons, func(a, b comparator.Comparison) int { return cmp.Compare(a.RunID, b.RunID) })
-	slices.SortStableFunc(data.Failures, func(a, b runner.Failure) int {
+	slices.SortStableFunc(data.Failures, func(a, b inspection.Failure) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)), cmp.Compare(a.Repeat, b.Repeat))
 	})
 	slices.SortStableFunc(data.LightOnly, func(a, b report.LightOnlyRun) int { return cmp.Compare(a.RunID, b.RunID) })
@@ -160,8 +161,8 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	return merged, nil
 }
 
-func depthRank(d runner.Depth) int {
-	if d == runner.Light {
+func depthRank(d inspection.Depth) int {
+	if d == inspection.Light {
 		return 0
 	}
 	return 1
@@ -299,7 +300,7 @@ func addSide(t, c report.SideCost) report.SideCost {
 func contradiction(c comparator.Comparison) string {
 	for _, v := range []struct{ name, verdict string }{{"light_verdict", c.LightVerdict}, {"deep_verdict", c.DeepVerdict}} {
 		switch v.verdict {
-		case runner.VerdictFail, runner.VerdictPartial, runner.VerdictPass:
+		case inspection.VerdictFail, inspection.VerdictPartial, inspection.VerdictPass:
 		default:
 			return fmt.Sprintf("%s %q is not fail, partial or pass", v.name, v.verdict)
 		}

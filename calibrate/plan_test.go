@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -16,10 +16,10 @@ import (
 func pilot(n, passes, matches int) *report.Report {
 	rep := &report.Report{}
 	for i := range n {
-		c := comparator.Comparison{RunID: string(rune('a' + i%26)), DeepVerdict: runner.VerdictFail, VerdictMatch: i < matches,
+		c := comparator.Comparison{RunID: string(rune('a' + i%26)), DeepVerdict: inspection.VerdictFail, VerdictMatch: i < matches,
 			Light: comparator.Scores{RuntimeFidelity: 30, TaskEffectiveness: 30}}
 		if i < passes {
-			c.DeepVerdict = runner.VerdictPass
+			c.DeepVerdict = inspection.VerdictPass
 			c.Light = comparator.Scores{RuntimeFidelity: 80, TaskEffectiveness: 90}
 		}
 		rep.Comparisons = append(rep.Comparisons, c)
@@ -94,21 +94,21 @@ func TestPlanAllocatesByStratumAndAssures(t *testing.T) {
 	rep := &report.Report{}
 	add := func(sys, lv string, deepPass bool, k int) {
 		for i := range k {
-			c := comparator.Comparison{RunID: sys + lv + strconv.Itoa(i), System: sys, LightVerdict: lv, DeepVerdict: runner.VerdictFail,
+			c := comparator.Comparison{RunID: sys + lv + strconv.Itoa(i), System: sys, LightVerdict: lv, DeepVerdict: inspection.VerdictFail,
 				Light: comparator.Scores{RuntimeFidelity: 30, TaskEffectiveness: 30}}
-			if lv == runner.VerdictPass {
+			if lv == inspection.VerdictPass {
 				c.Light = comparator.Scores{RuntimeFidelity: 80, TaskEffectiveness: 80}
 			}
-			if deepPass && i%2 == 0 || lv == runner.VerdictPass && !deepPass {
-				c.DeepVerdict = runner.VerdictPass
+			if deepPass && i%2 == 0 || lv == inspection.VerdictPass && !deepPass {
+				c.DeepVerdict = inspection.VerdictPass
 			}
-			c.VerdictMatch = (c.DeepVerdict == runner.VerdictPass) == (lv == runner.VerdictPass)
+			c.VerdictMatch = (c.DeepVerdict == inspection.VerdictPass) == (lv == inspection.VerdictPass)
 			rep.Comparisons = append(rep.Comparisons, c)
 		}
 	}
-	add("a", runner.VerdictPass, false, 30) // every deep label passes: sd 0
-	add("a", runner.VerdictFail, true, 20)  // half pass: sd about 0.5
-	add("b", runner.VerdictFail, false, 30) // none pass: sd 0
+	add("a", inspection.VerdictPass, false, 30) // every deep label passes: sd 0
+	add("a", inspection.VerdictFail, true, 20)  // half pass: sd about 0.5
+	add("b", inspection.VerdictFail, false, 30) // none pass: sd 0
 	doc, err := Plan(rep, PlanOptions{HalfWidth: 0.05, AgreementTarget: 60, LightRuns: 8000}, "evalcal test")
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // corpusIDs are the run ids of the bundled corpus (its directory names).
@@ -37,9 +36,9 @@ func corpusIDs(t *testing.T) []string {
 // splits the sample (shardRuns), shard by shard.
 func membership(t *testing.T, ids []string, n int) map[string]int {
 	t.Helper()
-	runs := make([]sampler.Run, len(ids))
+	runs := make([]inspection.Run, len(ids))
 	for k, id := range ids {
-		runs[k] = sampler.Run{ID: id}
+		runs[k] = inspection.Run{ID: id}
 	}
 	in := map[string]int{}
 	for i := 1; i <= n; i++ {
@@ -89,11 +88,11 @@ func TestAddingARunMovesOnlyThatRun(t *testing.T) {
 // perRun is what one shard report says of each run.
 type perRun struct {
 	comparisons map[string]comparator.Comparison
-	failures    map[string][]runner.Failure
+	failures    map[string][]inspection.Failure
 }
 
 func perRunOf(rep *report.Report) perRun {
-	p := perRun{comparisons: map[string]comparator.Comparison{}, failures: map[string][]runner.Failure{}}
+	p := perRun{comparisons: map[string]comparator.Comparison{}, failures: map[string][]inspection.Failure{}}
 	for _, c := range rep.Comparisons {
 		p.comparisons[c.RunID] = c
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -63,11 +62,6 @@ type Subset struct {
 // inverse-probability weights stay bounded (at most 2N/n).
 const UniformFloorShare = 0.5
 
-// Coverage is inspection.Coverage.
-//
-// Transitional alias: the capability moved to package inspection.
-type Coverage = inspection.Coverage
-
 func (s Subset) check() error {
 	switch {
 	case s.N < 0:
@@ -119,13 +113,13 @@ type design struct {
 }
 
 // design decides the deep subset over the sampled runs.
-func (s Subset) design(runs []sampler.Run, deep runner.Inspector) design {
+func (s Subset) design(runs []inspection.Run, deep inspection.Inspector) design {
 	d := design{policy: PolicyAll, subset: s, n: len(runs)}
 	cov, covers := inspection.As[inspection.Coverage](deep)
 	if covers {
 		in := map[string]bool{}
 		for _, r := range runs {
-			if cov.Covers(r.ID, runner.Deep) {
+			if cov.Covers(r.ID, inspection.Deep) {
 				in[r.ID] = true
 			}
 		}
@@ -228,13 +222,13 @@ func draw(seed uint64, id string) float64 {
 // An LLM judge that scores 0 or 100 leaves the first at 0 for every run;
 // its repeats still tell a run it is sure of from one it is not.
 // uncertainty of no inspection is 0.
-func uncertainty(reps []runner.Inspection) float64 {
+func uncertainty(reps []inspection.Inspection) float64 {
 	if len(reps) == 0 {
 		return 0
 	}
-	in := runner.Consolidate(reps)
+	in := inspection.Consolidate(reps)
 	u := 0.0
-	if in.Verdict == runner.VerdictPartial {
+	if in.Verdict == inspection.VerdictPartial {
 		u = 1
 	} else {
 		d := math.Inf(1)
@@ -256,9 +250,9 @@ func uncertainty(reps []runner.Inspection) float64 {
 		most = max(most, votes[r.Verdict])
 	}
 	u = math.Max(u, (1-float64(most)/float64(k))/(1-1/float64(k)))
-	for _, score := range []func(runner.Inspection) float64{
-		func(r runner.Inspection) float64 { return r.RuntimeFidelity },
-		func(r runner.Inspection) float64 { return r.TaskEffectiveness },
+	for _, score := range []func(inspection.Inspection) float64{
+		func(r inspection.Inspection) float64 { return r.RuntimeFidelity },
+		func(r inspection.Inspection) float64 { return r.TaskEffectiveness },
 	} {
 		var sum, ss float64
 		for _, r := range reps {
@@ -289,8 +283,8 @@ func uncertainty(reps []runner.Inspection) float64 {
 // run's true inclusion probability, so the estimators stay valid, but a
 // merged report of shards equals an unsharded one only under the uniform
 // policy.
-func (d *design) selectUncertain(sampled int) func(map[string][]runner.Inspection) map[string]bool {
-	return func(light map[string][]runner.Inspection) map[string]bool {
+func (d *design) selectUncertain(sampled int) func(map[string][]inspection.Inspection) map[string]bool {
+	return func(light map[string][]inspection.Inspection) map[string]bool {
 		ids := make([]string, 0, len(light))
 		for id := range light {
 			ids = append(ids, id)
@@ -335,7 +329,7 @@ func (d *design) selectUncertain(sampled int) func(map[string][]runner.Inspectio
 
 // selectDeep returns the runner's SelectDeep for a policy that needs light
 // on every run first, nil for the others.
-func (d *design) selectDeep(sampled int) func(map[string][]runner.Inspection) map[string]bool {
+func (d *design) selectDeep(sampled int) func(map[string][]inspection.Inspection) map[string]bool {
 	switch d.policy {
 	case PolicyUncertain:
 		return d.selectUncertain(sampled)
@@ -362,12 +356,12 @@ const StratifiedMinPerStratum = 2
 // inspected deep, so pi_i = n_h/N_h. Shards allocate over their own runs.
 // The plan command recommends an allocation from a pilot's deep labels
 // instead.
-func (d *design) selectStratified(sampled int) func(map[string][]runner.Inspection) map[string]bool {
-	return func(light map[string][]runner.Inspection) map[string]bool {
+func (d *design) selectStratified(sampled int) func(map[string][]inspection.Inspection) map[string]bool {
+	return func(light map[string][]inspection.Inspection) map[string]bool {
 		strata := map[string][]string{}
 		forecast := map[string]float64{}
 		for id, reps := range light {
-			in := runner.Consolidate(reps)
+			in := inspection.Consolidate(reps)
 			h := aggregate.StratumOf(in.Verdict, in.System)
 			strata[h] = append(strata[h], id)
 			forecast[h] += (in.RuntimeFidelity + in.TaskEffectiveness) / 200

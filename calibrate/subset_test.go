@@ -5,32 +5,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
-func insp(v string, rf, te float64) runner.Inspection {
-	return runner.Inspection{Verdict: v, RuntimeFidelity: rf, TaskEffectiveness: te}
+func insp(v string, rf, te float64) inspection.Inspection {
+	return inspection.Inspection{Verdict: v, RuntimeFidelity: rf, TaskEffectiveness: te}
 }
 
 // An LLM judge scoring 0 or 100 is far from every threshold: only its
 // repeats can tell sure runs from unsure ones.
 func TestUncertaintyFromRepeats(t *testing.T) {
-	pass, fail := runner.VerdictPass, runner.VerdictFail
+	pass, fail := inspection.VerdictPass, inspection.VerdictFail
 	cases := []struct {
 		name string
-		reps []runner.Inspection
+		reps []inspection.Inspection
 		want float64
 	}{
-		{"one inspection, far from thresholds", []runner.Inspection{insp(pass, 100, 100)}, 0},
-		{"three agreeing repeats", []runner.Inspection{insp(pass, 100, 100), insp(pass, 100, 100), insp(pass, 100, 100)}, 0},
+		{"one inspection, far from thresholds", []inspection.Inspection{insp(pass, 100, 100)}, 0},
+		{"three agreeing repeats", []inspection.Inspection{insp(pass, 100, 100), insp(pass, 100, 100), insp(pass, 100, 100)}, 0},
 		// Votes 2:1 of 3: (1 - 2/3)/(1 - 1/3) = 0.5; the scores' sd is
 		// 57.7 for both (100, 100, 0): capped at 1.
-		{"2:1 split, 0/100 scores", []runner.Inspection{insp(pass, 100, 100), insp(pass, 100, 100), insp(fail, 0, 0)}, 1},
+		{"2:1 split, 0/100 scores", []inspection.Inspection{insp(pass, 100, 100), insp(pass, 100, 100), insp(fail, 0, 0)}, 1},
 		// Votes 3:1 of 4 (1/4)/(3/4) = 1/3; scores 90, 90, 90, 80: sd 5
 		// over 25 = 0.2; the consolidated scores 87.5 are 17.5 from 70:
 		// 1 - 17.5/30 = 0.41667.
-		{"3:1 split", []runner.Inspection{insp(pass, 90, 90), insp(pass, 90, 90), insp(pass, 90, 90), insp(fail, 80, 80)}, 1 - 17.5/30},
-		{"even split of 2", []runner.Inspection{insp(pass, 100, 100), insp(fail, 100, 100)}, 1},
+		{"3:1 split", []inspection.Inspection{insp(pass, 90, 90), insp(pass, 90, 90), insp(pass, 90, 90), insp(fail, 80, 80)}, 1 - 17.5/30},
+		{"even split of 2", []inspection.Inspection{insp(pass, 100, 100), insp(fail, 100, 100)}, 1},
 		{"none", nil, 0},
 	}
 	for _, c := range cases {
@@ -39,7 +39,7 @@ func TestUncertaintyFromRepeats(t *testing.T) {
 		}
 	}
 	// The vote split alone: scores equal across repeats, far from thresholds.
-	reps := []runner.Inspection{insp(pass, 100, 0), insp(pass, 100, 0), insp(fail, 100, 0), insp(fail, 100, 0), insp(pass, 100, 0)}
+	reps := []inspection.Inspection{insp(pass, 100, 0), insp(pass, 100, 0), insp(fail, 100, 0), insp(fail, 100, 0), insp(pass, 100, 0)}
 	// 3:2 of 5: (1 - 3/5)/(1 - 1/5) = 0.5; consolidated verdict pass with
 	// scores 100 and 0: 30 and 40 from the thresholds, 0.
 	if got := uncertainty(reps); math.Abs(got-0.5) > 1e-12 {
@@ -52,13 +52,13 @@ func TestUncertaintyFromRepeats(t *testing.T) {
 // the estimate section keeps classical and PPI++ valid).
 func TestUncertainPolicyFallsBackToUniform(t *testing.T) {
 	d := design{policy: PolicyUncertain, subset: Subset{Policy: PolicyUncertain, Seed: 1, Fraction: 0.2}, n: 50, target: 10, pi: map[string]float64{}}
-	light := map[string][]runner.Inspection{}
+	light := map[string][]inspection.Inspection{}
 	for i := range 50 {
-		v, s := runner.VerdictPass, 100.0
+		v, s := inspection.VerdictPass, 100.0
 		if i%3 == 0 {
-			v, s = runner.VerdictFail, 0
+			v, s = inspection.VerdictFail, 0
 		}
-		light[string(rune('A'+i%26))+string(rune('a'+i/26))] = []runner.Inspection{insp(v, s, s)}
+		light[string(rune('A'+i%26))+string(rune('a'+i/26))] = []inspection.Inspection{insp(v, s, s)}
 	}
 	chosen := d.selectUncertain(50)(light)
 	if !d.uniformFallback || len(d.pi) != 50 {
@@ -79,7 +79,7 @@ func TestUncertainPolicyFallsBackToUniform(t *testing.T) {
 	d2 := design{policy: PolicyUncertain, subset: d.subset, n: 50, target: 10, pi: map[string]float64{}}
 	for id, reps := range light {
 		if id[0] == 'A' {
-			light[id] = append(reps, insp(runner.VerdictFail, 0, 0), insp(runner.VerdictPass, 100, 100))
+			light[id] = append(reps, insp(inspection.VerdictFail, 0, 0), insp(inspection.VerdictPass, 100, 100))
 		}
 	}
 	d2.selectUncertain(50)(light)

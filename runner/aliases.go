@@ -8,9 +8,8 @@ import (
 )
 
 // Transitional alias: the domain types moved to package inspection; these
-// names keep the code that still says runner.X (calibrate, cmd/evalcal,
-// programs/saved's tests and runner's own files) compiling until it
-// moves. New code uses inspection.X.
+// names serve runner's own files until they say inspection.X; no other
+// package uses them (internal/archtest checks it).
 type (
 	Depth        = inspection.Depth
 	Inspection   = inspection.Inspection

@@ -5,7 +5,8 @@ package sampler
 import "github.com/evalcal/evalcal/inspection"
 
 // Transitional alias: the run descriptor is inspection.Run (the domain
-// package); these names keep callers of sampler compiling while they move.
+// package); these names serve sampler's own files until they say
+// inspection.X; no other package uses them (internal/archtest checks it).
 type (
 	Run    = inspection.Run
 	Status = inspection.Status

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/drift"
 	"github.com/evalcal/evalcal/programs/llm"
 	"github.com/evalcal/evalcal/report"
@@ -148,8 +147,8 @@ func anchorFreeze(ctx context.Context, o *anchorOptions) error {
 		}
 		runs = validRuns(d.Runs, stderr)
 	}
-	if cov, ok := s.light.(calibrate.Coverage); ok {
-		runs = slices.DeleteFunc(runs, func(run sampler.Run) bool { return !cov.Covers(run.ID, runner.Light) })
+	if cov, ok := s.light.(inspection.Coverage); ok {
+		runs = slices.DeleteFunc(runs, func(run inspection.Run) bool { return !cov.Covers(run.ID, inspection.Light) })
 	}
 	opts, err := r.runnerOptions(s)
 	if err != nil {
@@ -158,16 +157,16 @@ func anchorFreeze(ctx context.Context, o *anchorOptions) error {
 	if !r.NoCache {
 		opts.Cache = openCache(r.CacheDir, stderr)
 	}
-	var deepSource runner.Inspector = s.deep
+	var deepSource inspection.Inspector = s.deep
 	if sv, ok := inspection.As[fingerprinted](s.deep); ok && s.deep == s.light {
 		// One saved file on both sides: the runs without a deep line have
 		// no deep label, which an anchor run may lack.
 		deepSource = sv
 	}
-	if cov, ok := deepSource.(calibrate.Coverage); ok {
+	if cov, ok := deepSource.(inspection.Coverage); ok {
 		opts.DeepRuns = map[string]bool{}
 		for _, run := range runs {
-			if cov.Covers(run.ID, runner.Deep) {
+			if cov.Covers(run.ID, inspection.Deep) {
 				opts.DeepRuns[run.ID] = true
 			}
 		}
@@ -178,8 +177,8 @@ func anchorFreeze(ctx context.Context, o *anchorOptions) error {
 	}
 	a := &drift.Anchors{SchemaVersion: drift.AnchorSchemaVersion, Kind: drift.AnchorKind, GeneratedBy: "evalcal " + version,
 		CommandLine: append([]string{"evalcal", "anchor", "freeze"}, dropFlags(r.args, volatileRunFlags...)...),
-		Paths:       slashPaths(r.Paths), Light: judgeOf(r.Light, s.light, runner.Light), Runs: []drift.AnchorRun{}}
-	byID := map[string]sampler.Run{}
+		Paths:       slashPaths(r.Paths), Light: judgeOf(r.Light, s.light, inspection.Light), Runs: []drift.AnchorRun{}}
+	byID := map[string]inspection.Run{}
 	for _, run := range runs {
 		byID[run.ID] = run
 	}
@@ -194,7 +193,7 @@ func anchorFreeze(ctx context.Context, o *anchorOptions) error {
 	}
 	slices.SortFunc(a.Runs, func(x, y drift.AnchorRun) int { return strings.Compare(x.ID, y.ID) })
 	if a.HasDeep() {
-		dj := judgeOf(r.Deep, s.deep, runner.Deep)
+		dj := judgeOf(r.Deep, s.deep, inspection.Deep)
 		a.Deep = &dj
 	}
 	a.Hash = drift.AnchorsHash(a.Runs)
@@ -223,8 +222,8 @@ func anchorFreeze(ctx context.Context, o *anchorOptions) error {
 }
 
 // validRuns keeps the valid runs, listing the others on stderr.
-func validRuns(runs []sampler.Run, stderr io.Writer) []sampler.Run {
-	var valid, invalid []sampler.Run
+func validRuns(runs []inspection.Run, stderr io.Writer) []inspection.Run {
+	var valid, invalid []inspection.Run
 	for _, run := range runs {
 		if run.Valid {
 			valid = append(valid, run)
@@ -263,7 +262,7 @@ func plural(noun string, n int) string {
 // inspectAnchors inspects runs with both sides (deep as opts says) and
 // summarises the failures on stderr. A misconfigured side stops it (exit
 // 2); an interrupt is returned as is.
-func inspectAnchors(ctx context.Context, runs []sampler.Run, s sides, opts runner.Options, stderr io.Writer) (runner.Result, error) {
+func inspectAnchors(ctx context.Context, runs []inspection.Run, s sides, opts runner.Options, stderr io.Writer) (runner.Result, error) {
 	res, err := runner.RunSides(ctx, runs, runner.Sides{Light: s.light, Deep: s.deep}, opts)
 	var stop *runner.StopError
 	switch {
@@ -281,13 +280,13 @@ func inspectAnchors(ctx context.Context, runs []sampler.Run, s sides, opts runne
 }
 
 // observation is an inspection's verdict and scores.
-func observation(in runner.Inspection) drift.Observation {
+func observation(in inspection.Inspection) drift.Observation {
 	return drift.Observation{Verdict: in.Verdict, RuntimeFidelity: in.RuntimeFidelity, TaskEffectiveness: in.TaskEffectiveness}
 }
 
 // judgeOf describes a side's judge: the spec, the identity, and for an
 // LLM judge what the identity is a hash of (the prompt of its depth).
-func judgeOf(spec string, in runner.Inspector, depth runner.Depth) drift.Judge {
+func judgeOf(spec string, in inspection.Inspector, depth inspection.Depth) drift.Judge {
 	j := drift.Judge{Spec: spec, Identity: in.Identity()}
 	if d, ok := in.(interface{ Describe() llm.Description }); ok {
 		desc := d.Describe()
@@ -299,12 +298,12 @@ func judgeOf(spec string, in runner.Inspector, depth runner.Depth) drift.Judge {
 
 // describeSides records in a report's sides what each LLM judge's
 // identity is a hash of, so that run --baseline can name what changed.
-func describeSides(light, deep *report.Side, lightIn, deepIn runner.Inspector) {
+func describeSides(light, deep *report.Side, lightIn, deepIn inspection.Inspector) {
 	for _, s := range []struct {
 		side  *report.Side
-		in    runner.Inspector
-		depth runner.Depth
-	}{{light, lightIn, runner.Light}, {deep, deepIn, runner.Deep}} {
+		in    inspection.Inspector
+		depth inspection.Depth
+	}{{light, lightIn, inspection.Light}, {deep, deepIn, inspection.Deep}} {
 		j := judgeOf(s.side.Spec, s.in, s.depth)
 		s.side.Provider, s.side.BaseURL, s.side.Model, s.side.Parameters, s.side.PromptSHA256 = j.Provider, j.BaseURL, j.Model, j.Parameters, j.PromptSHA256
 	}

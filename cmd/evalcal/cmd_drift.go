@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evalcal/evalcal/drift"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
 
@@ -218,11 +217,11 @@ func driftRun(ctx context.Context, o *driftOptions) error {
 		return err
 	}
 	in := drift.Input{Anchors: a, AnchorFile: filepath.ToSlash(o.AnchorFile), LightNow: map[string]drift.Observation{},
-		LightJudge: judgeOf(r.Light, s.light, runner.Light), GeneratedBy: "evalcal " + version,
+		LightJudge: judgeOf(r.Light, s.light, inspection.Light), GeneratedBy: "evalcal " + version,
 		Options: drift.Options{Alpha: o.Alpha, MaxDrop: o.MaxDrop / 100}}
 	if o.deepGiven {
 		in.DeepNow = map[string]drift.Observation{}
-		dj := judgeOf(r.Deep, s.deep, runner.Deep)
+		dj := judgeOf(r.Deep, s.deep, inspection.Deep)
 		in.DeepJudge = &dj
 	}
 	for _, p := range res.Pairs {
@@ -356,12 +355,12 @@ func readHistory(dir string, tonight *drift.Document, output string) (*drift.His
 // frozen with; a run a saved or imported source brings (now or at the
 // freeze) is checked by id only, and a note says so. Missing runs and
 // changed ones are one error naming them all.
-func matchAnchors(a *drift.Anchors, found []sampler.Run, fromSource bool) ([]sampler.Run, []string, error) {
-	byID := make(map[string]sampler.Run, len(found))
+func matchAnchors(a *drift.Anchors, found []inspection.Run, fromSource bool) ([]inspection.Run, []string, error) {
+	byID := make(map[string]inspection.Run, len(found))
 	for _, r := range found {
 		byID[r.ID] = r
 	}
-	var runs []sampler.Run
+	var runs []inspection.Run
 	var missing, changed []string
 	idsOnly := 0
 	for _, ar := range a.Runs {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalcal/evalcal/calibrate"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/panel"
 	"github.com/evalcal/evalcal/rank"
 	"github.com/evalcal/evalcal/report"
@@ -304,7 +305,7 @@ func (r *ranker) candidate(ctx context.Context, c rankCandidate) (rank.Input, er
 // panel's ranking input with its panel section.
 func (r *ranker) panelCandidate(ctx context.Context, ro *runOptions, s sides, p *panel.Inspector, c rankCandidate) (rank.Input, error) {
 	specs, _, _ := panel.ParseSpec(strings.TrimPrefix(c.spec, "panel:")) // checked by validate
-	var members []runner.Inspector
+	var members []inspection.Inspector
 	var memberInputs []rank.Input
 	for i, m := range p.Members() {
 		memo, ok := r.memos[specs[i]]
@@ -351,7 +352,7 @@ func (r *ranker) panelCandidate(ctx context.Context, ro *runOptions, s sides, p 
 
 // calibrate runs one calibration of light against the shared deep, as
 // evalcal run does, with what is left of the --max-cost budget.
-func (r *ranker) calibrate(ctx context.Context, ro *runOptions, s sides, light runner.Inspector, name, spec string) (*report.Report, error) {
+func (r *ranker) calibrate(ctx context.Context, ro *runOptions, s sides, light inspection.Inspector, name, spec string) (*report.Report, error) {
 	s.light, s.deep = light, r.deep.sideOf()
 	opts, err := ro.runnerOptions(s)
 	if err != nil {
@@ -425,7 +426,7 @@ func (r *ranker) calibrate(ctx context.Context, ro *runOptions, s sides, light r
 }
 
 // isMemo reports whether in is a memo (billed or not).
-func isMemo(in runner.Inspector) bool {
+func isMemo(in inspection.Inspector) bool {
 	switch in.(type) {
 	case *memoInspector, billedMemo:
 		return true
@@ -464,9 +465,9 @@ func (r *ranker) inputOf(name, spec string, rep *report.Report) rank.Input {
 // verdictLevel maps a verdict to rank's levels.
 func verdictLevel(v string) int8 {
 	switch v {
-	case runner.VerdictPass:
+	case inspection.VerdictPass:
 		return rank.Pass
-	case runner.VerdictPartial:
+	case inspection.VerdictPartial:
 		return rank.Partial
 	}
 	return rank.Fail
@@ -498,13 +499,13 @@ func (r *ranker) costPer1k(rep *report.Report) (usd, sec *float64) {
 		// put in the cache too, so all are read and c's sums replaced.
 		u, s = 0, 0
 		for _, cmp := range rep.Comparisons {
-			if insp, ok := r.cache.Get(c.Identity, runner.Light, hashes[cmp.RunID]); ok {
+			if insp, ok := r.cache.Get(c.Identity, inspection.Light, hashes[cmp.RunID]); ok {
 				u += insp.Cost.USD
 				s += insp.Cost.Seconds
 			}
 		}
 		for _, lo := range rep.LightOnly {
-			if insp, ok := r.cache.Get(c.Identity, runner.Light, hashes[lo.RunID]); ok {
+			if insp, ok := r.cache.Get(c.Identity, inspection.Light, hashes[lo.RunID]); ok {
 				u += insp.Cost.USD
 				s += insp.Cost.Seconds
 			}

@@ -469,7 +469,7 @@ func openCache(dir string, stderr io.Writer) *runner.Cache {
 }
 
 // invalidRunItems formats invalid runs as "path: reason".
-func invalidRunItems(runs []sampler.Run) []string {
+func invalidRunItems(runs []inspection.Run) []string {
 	var items []string
 	for i := 0; i < len(runs) && i < listedOnStderr; i++ {
 		items = append(items, fmt.Sprintf("%s: %s", displayPath(runs[i]), runs[i].Invalid))
@@ -491,7 +491,7 @@ func reportInvalidItems(runs []report.Invalid) []string {
 }
 
 // failureItems formats failed inspections as "run depth: reason".
-func failureItems(fs []runner.Failure) []string {
+func failureItems(fs []inspection.Failure) []string {
 	var items []string
 	for i := 0; i < len(fs) && i < listedOnStderr; i++ {
 		items = append(items, fmt.Sprintf("%s %s: %s", fs[i].RunID, fs[i].Depth, fs[i].Reason))
@@ -621,7 +621,7 @@ func dropFlags(args []string, names ...string) []string {
 	return out
 }
 
-func displayPath(r sampler.Run) string {
+func displayPath(r inspection.Run) string {
 	if r.Path != "" {
 		return r.Path
 	}

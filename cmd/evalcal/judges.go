@@ -20,7 +20,6 @@ import (
 	"github.com/evalcal/evalcal/programs/all"
 	"github.com/evalcal/evalcal/programs/spec"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // fingerprinted is a source of saved inspections seen through any wrapper
@@ -59,7 +58,7 @@ func specFile(s string) string { return all.Kinds().File(s) }
 // source brings when no PATH is given.
 type sides struct {
 	light, deep inspection.Inspector
-	runs        []sampler.Run
+	runs        []inspection.Run
 	// llm is true when a side is billed per token (an LLM judge): retries
 	// default higher.
 	llm bool
@@ -86,7 +85,7 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 	var s sides
 	kinds := all.Kinds()
 	opened := map[string]inspection.Inspector{}
-	var savedRuns [][]sampler.Run
+	var savedRuns [][]inspection.Run
 	member := shardMember(o.shardIndex, o.shardCount)
 	var open func(flag, text string) (inspection.Inspector, error) // a panel opens its members with it
 	open = func(flag, text string) (inspection.Inspector, error) {
@@ -140,11 +139,11 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 
 // unionRuns joins the runs of the saved files given (light and deep may be
 // two files): one run per id, its content hash over both files' lines.
-func unionRuns(lists [][]sampler.Run) []sampler.Run {
+func unionRuns(lists [][]inspection.Run) []inspection.Run {
 	if len(lists) == 1 {
 		return lists[0]
 	}
-	byID := map[string]sampler.Run{}
+	byID := map[string]inspection.Run{}
 	var ids []string
 	for _, list := range lists {
 		for _, r := range list {
@@ -168,7 +167,7 @@ func unionRuns(lists [][]sampler.Run) []sampler.Run {
 			byID[r.ID] = prev
 		}
 	}
-	out := make([]sampler.Run, 0, len(ids))
+	out := make([]inspection.Run, 0, len(ids))
 	for _, id := range ids {
 		out = append(out, byID[id])
 	}
@@ -176,8 +175,8 @@ func unionRuns(lists [][]sampler.Run) []sampler.Run {
 	return out
 }
 
-func sortRuns(rs []sampler.Run) {
-	slices.SortFunc(rs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+func sortRuns(rs []inspection.Run) {
+	slices.SortFunc(rs, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 // prices maps a model name to its price.

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/testutil"
 	"github.com/evalcal/evalcal/report/reportio"
 
 	"github.com/evalcal/evalcal/internal/judgeserver"
 	"github.com/evalcal/evalcal/programs/builtin"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
 
@@ -203,7 +203,7 @@ func TestRunWithASavedDeepSideEqualsTheSameInspectorReport(t *testing.T) {
 		if !r.Valid {
 			continue
 		}
-		in, err := b.Inspect(context.Background(), r, runner.Deep)
+		in, err := b.Inspect(context.Background(), r, inspection.Deep)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // memoInspector stands between evalcal rank's calibrations and an
@@ -19,10 +19,10 @@ import (
 // keys) before calling, and counts the calls it made. It keeps the
 // inspector's identity, so the cache keys are those of evalcal run.
 type memoInspector struct {
-	in    runner.Inspector
+	in    inspection.Inspector
 	cache *runner.Cache
 	mu    sync.Mutex
-	kept  map[memoKey]runner.Inspection
+	kept  map[memoKey]inspection.Inspection
 	calls atomic.Int64
 	// sealed: the member's own calibration is over; a run it has no
 	// inspection of failed there, and is not called again.
@@ -31,20 +31,20 @@ type memoInspector struct {
 
 type memoKey struct {
 	run    string
-	depth  runner.Depth
+	depth  inspection.Depth
 	repeat int
 }
 
 // newMemo wraps in; the result is Billed (and RunBound) when in is, so
 // the runner prices and budgets it as in.
-func newMemo(in runner.Inspector, cache *runner.Cache) *memoInspector {
-	return &memoInspector{in: in, cache: cache, kept: map[memoKey]runner.Inspection{}}
+func newMemo(in inspection.Inspector, cache *runner.Cache) *memoInspector {
+	return &memoInspector{in: in, cache: cache, kept: map[memoKey]inspection.Inspection{}}
 }
 
 // sideOf returns m as the runner should see it: with in's Billed methods
 // when in is billed.
-func (m *memoInspector) sideOf() runner.Inspector {
-	if b, ok := m.in.(runner.Billed); ok {
+func (m *memoInspector) sideOf() inspection.Inspector {
+	if b, ok := m.in.(inspection.Billed); ok {
 		return billedMemo{m, b}
 	}
 	return m
@@ -53,8 +53,8 @@ func (m *memoInspector) sideOf() runner.Inspector {
 func (m *memoInspector) Identity() string { return m.in.Identity() }
 
 // Inspect serves a kept inspection, else a cached one, else calls.
-func (m *memoInspector) Inspect(ctx context.Context, run sampler.Run, depth runner.Depth) (runner.Inspection, error) {
-	k := memoKey{run.ID, depth, runner.RepeatOf(ctx)}
+func (m *memoInspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
+	k := memoKey{run.ID, depth, inspection.RepeatOf(ctx)}
 	m.mu.Lock()
 	insp, ok := m.kept[k]
 	m.mu.Unlock()
@@ -73,7 +73,7 @@ func (m *memoInspector) Inspect(ctx context.Context, run sampler.Run, depth runn
 		}
 	}
 	if m.sealed.Load() {
-		return runner.Inspection{}, runner.Permanent(fmt.Errorf("%s failed on run %s in its own calibration", m.in.Identity(), run.ID))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("%s failed on run %s in its own calibration", m.in.Identity(), run.ID))
 	}
 	m.calls.Add(1)
 	insp, err := m.in.Inspect(ctx, run, depth)
@@ -83,7 +83,7 @@ func (m *memoInspector) Inspect(ctx context.Context, run sampler.Run, depth runn
 	return insp, err
 }
 
-func (m *memoInspector) keep(k memoKey, insp runner.Inspection) {
+func (m *memoInspector) keep(k memoKey, insp inspection.Inspection) {
 	m.mu.Lock()
 	m.kept[k] = insp
 	m.mu.Unlock()
@@ -93,10 +93,10 @@ func (m *memoInspector) keep(k memoKey, insp runner.Inspection) {
 func (m *memoInspector) takeCalls() int { return int(m.calls.Swap(0)) }
 
 // Covers and InclusionProbability pass on a saved source's coverage
-// (calibrate.Coverage); an inspector without one covers every run.
-func (m *memoInspector) Covers(runID string, depth runner.Depth) bool {
+// (inspection.Coverage); an inspector without one covers every run.
+func (m *memoInspector) Covers(runID string, depth inspection.Depth) bool {
 	if c, ok := m.in.(interface {
-		Covers(string, runner.Depth) bool
+		Covers(string, inspection.Depth) bool
 	}); ok {
 		return c.Covers(runID, depth)
 	}
@@ -123,7 +123,7 @@ func (m *memoInspector) Unattributed() []string {
 // billedMemo is a memo of a Billed inspector.
 type billedMemo struct {
 	*memoInspector
-	b runner.Billed
+	b inspection.Billed
 }
 
 func (b billedMemo) Model() string                        { return b.b.Model() }
@@ -131,8 +131,8 @@ func (b billedMemo) MaxCallTokens() (input, output int64) { return b.b.MaxCallTo
 
 // MaxRunTokens is the inspector's bound on one run when it has one, else
 // its bound on any call.
-func (b billedMemo) MaxRunTokens(run sampler.Run, depth runner.Depth) (input, output int64) {
-	if rb, ok := b.b.(runner.RunBound); ok {
+func (b billedMemo) MaxRunTokens(run inspection.Run, depth inspection.Depth) (input, output int64) {
+	if rb, ok := b.b.(inspection.RunBound); ok {
 		return rb.MaxRunTokens(run, depth)
 	}
 	return b.b.MaxCallTokens()

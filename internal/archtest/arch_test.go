@@ -1,6 +1,7 @@
 package archtest
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -239,5 +240,90 @@ func TestProgramsUseTheDomainNotTheScheduler(t *testing.T) {
 				t.Errorf("%s imports %s: commands open inspectors through programs/all", dir, path)
 			}
 		}
+	}
+}
+
+// The domain's names are said as inspection.X: runner's and sampler's
+// transitional aliases (runner/aliases.go, sampler/run.go) serve only
+// their own packages' files until those move, so no other file, test or
+// not, may use them.
+func TestNoPackageUsesTheDomainAliases(t *testing.T) {
+	aliases := map[string]map[string]bool{"runner": {}, "sampler": {}}
+	for pkg, file := range map[string]string{"runner": "runner/aliases.go", "sampler": "sampler/run.go"} {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", file), nil, 0)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // the aliases are gone
+			}
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				aliases[pkg][d.Name.Name] = true
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						aliases[pkg][s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							aliases[pkg][n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(aliases["runner"]) < 10 {
+		t.Fatalf("read %d runner aliases; is the test run from internal/archtest?", len(aliases["runner"]))
+	}
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		local := map[string]string{} // import name -> runner or sampler
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			for pkg := range aliases {
+				if path == module+"/"+pkg {
+					name := pkg
+					if im.Name != nil {
+						name = im.Name.Name
+					}
+					local[name] = pkg
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok {
+				if pkg, ok := local[id.Name]; ok && aliases[pkg][sel.Sel.Name] && dir != pkg {
+					t.Errorf("%s: %s.%s is a transitional alias: say inspection.%s", fset.Position(sel.Pos()), id.Name, sel.Sel.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/saved"
-	"github.com/evalcal/evalcal/runner"
 )
 
 // longLine is an inspection of run r1 at depth deep whose summary makes
@@ -40,17 +40,17 @@ func TestAnOverLongLineFailsOnlyItsLine(t *testing.T) {
 		}
 		for _, c := range []struct {
 			run   int
-			depth runner.Depth
-		}{{0, runner.Light}, {0, runner.Deep}, {1, runner.Light}, {2, runner.Light}} {
+			depth inspection.Depth
+		}{{0, inspection.Light}, {0, inspection.Deep}, {1, inspection.Light}, {2, inspection.Light}} {
 			if _, err := in.Inspect(context.Background(), runs[c.run], c.depth); err != nil {
 				t.Errorf("%s %s: %v", runs[c.run].ID, c.depth, err)
 			}
 		}
 		want := path + ":4: line longer than 16777216 bytes"
-		_, err = in.Inspect(context.Background(), runs[1], runner.Deep)
+		_, err = in.Inspect(context.Background(), runs[1], inspection.Deep)
 		if idFirst {
 			// The first 16 MiB still name the run and depth.
-			if !runner.IsPermanent(err) || !strings.Contains(err.Error(), want) {
+			if !inspection.IsPermanent(err) || !strings.Contains(err.Error(), want) {
 				t.Errorf("r1 deep: %v, want a permanent error %q", err, want)
 			}
 		} else if u := in.Unattributed(); len(u) != 1 || !strings.Contains(u[0], strings.TrimPrefix(want, "saved: ")) {
@@ -113,7 +113,7 @@ func TestByteOrderMark(t *testing.T) {
 		} else {
 			msgs = append(msgs, in.Unattributed()...)
 			for _, r := range runs {
-				if _, err := in.Inspect(context.Background(), r, runner.Deep); err != nil {
+				if _, err := in.Inspect(context.Background(), r, inspection.Deep); err != nil {
 					msgs = append(msgs, err.Error())
 				}
 			}

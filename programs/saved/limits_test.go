@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // The file limit counts every byte, newlines and blank lines included;
@@ -33,7 +32,7 @@ func TestLimitsAreExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf(":1: line longer than %d bytes", len(line)-1)
-	if _, ierr := in.Inspect(context.Background(), sampler.Run{ID: "r"}, runner.Light); ierr == nil || !strings.Contains(ierr.Error(), want) {
+	if _, ierr := in.Inspect(context.Background(), inspection.Run{ID: "r"}, inspection.Light); ierr == nil || !strings.Contains(ierr.Error(), want) {
 		t.Errorf("one byte over the line limit: %v", ierr)
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/saved"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 const (
@@ -41,21 +41,21 @@ func TestLoadDescribesEachRunOnce(t *testing.T) {
 	}
 	// Content hashes from (likewise for r0):
 	//   printf 'light\0%s\0deep\0%s' "$light1" "$deep1" | sha256sum
-	want := []sampler.Run{
-		{ID: "r0", Era: sampler.EraSaved, Status: sampler.StatusUnknown, System: "beta", Valid: true, SizeBytes: int64(len(light0) + len(deep0)),
+	want := []inspection.Run{
+		{ID: "r0", Era: inspection.EraSaved, Status: inspection.StatusUnknown, System: "beta", Valid: true, SizeBytes: int64(len(light0) + len(deep0)),
 			ContentHash: "9130c5a6fba9b8e463b0fc17b03b68acc4916e21eaa528bcfd2ab1b6eea4e593"},
-		{ID: "r1", Era: sampler.EraSaved, Status: sampler.StatusUnknown, System: "alpha", Valid: true, SizeBytes: 111 + 154,
+		{ID: "r1", Era: inspection.EraSaved, Status: inspection.StatusUnknown, System: "alpha", Valid: true, SizeBytes: 111 + 154,
 			ContentHash: "b1f7993dfe9ad680230ad2766e4e1597e0e9b95878558f695ad4e67b95b9cea4"},
 	}
 	if d := cmp.Diff(want, runs); d != "" {
 		t.Errorf("runs (-want +got):\n%s", d)
 	}
-	got, err := in.Inspect(context.Background(), runs[1], runner.Deep)
+	got, err := in.Inspect(context.Background(), runs[1], inspection.Deep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDeep := runner.Inspection{RunID: "r1", System: "alpha", Depth: runner.Deep, RuntimeFidelity: 50,
-		TaskEffectiveness: 30, Verdict: runner.VerdictFail, Flags: []runner.Flag{{ID: "x", Severity: runner.SeverityCritical}}}
+	wantDeep := inspection.Inspection{RunID: "r1", System: "alpha", Depth: inspection.Deep, RuntimeFidelity: 50,
+		TaskEffectiveness: 30, Verdict: inspection.VerdictFail, Flags: []inspection.Flag{{ID: "x", Severity: inspection.SeverityCritical}}}
 	if d := cmp.Diff(wantDeep, got); d != "" {
 		t.Errorf("deep r1 (-want +got):\n%s", d)
 	}
@@ -105,7 +105,7 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 			} else {
 				msgs = append(msgs, in.Unattributed()...)
 				for _, r := range runs {
-					for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+					for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 						if _, ierr := in.Inspect(context.Background(), r, d); ierr != nil {
 							msgs = append(msgs, ierr.Error())
 						}
@@ -136,11 +136,11 @@ func TestABadLineFailsOnlyItsOwnInspection(t *testing.T) {
 	if len(runs) != 2 {
 		t.Fatalf("%d runs, want r0 and r1", len(runs))
 	}
-	if _, err := in.Inspect(context.Background(), runs[0], runner.Deep); err != nil {
+	if _, err := in.Inspect(context.Background(), runs[0], inspection.Deep); err != nil {
 		t.Errorf("r0 deep: %v, want the good inspection", err)
 	}
-	_, err = in.Inspect(context.Background(), runs[1], runner.Deep)
-	if err == nil || !runner.IsPermanent(err) || !strings.Contains(err.Error(), ":4: field task_effectiveness") {
+	_, err = in.Inspect(context.Background(), runs[1], inspection.Deep)
+	if err == nil || !inspection.IsPermanent(err) || !strings.Contains(err.Error(), ":4: field task_effectiveness") {
 		t.Errorf("r1 deep: %v, want a permanent error naming line 4 and the field", err)
 	}
 	if u := in.Unattributed(); len(u) != 1 || !strings.Contains(u[0], ":5: ") {
@@ -157,7 +157,7 @@ func TestRunnerRecordsAMissingSavedDepthAsAFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []runner.Failure{{RunID: "r1", Depth: runner.Deep, Attempts: 1, Reason: "saved: run r1: no saved deep inspection"}}
+	want := []inspection.Failure{{RunID: "r1", Depth: inspection.Deep, Attempts: 1, Reason: "saved: run r1: no saved deep inspection"}}
 	if d := cmp.Diff(want, res.Failures); d != "" {
 		t.Errorf("failures (-want +got):\n%s", d)
 	}
@@ -224,18 +224,18 @@ func FuzzLoad(f *testing.F) {
 			if i > 0 && runs[i-1].ID >= run.ID {
 				t.Errorf("runs not sorted and unique: %q then %q", runs[i-1].ID, run.ID)
 			}
-			if len(run.ContentHash) != 64 || run.Era != sampler.EraSaved || !run.Valid {
+			if len(run.ContentHash) != 64 || run.Era != inspection.EraSaved || !run.Valid {
 				t.Errorf("run %+v malformed", run)
 			}
-			for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+			for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 				insp, err := in.Inspect(context.Background(), run, d)
 				if err != nil {
-					if !runner.IsPermanent(err) || !strings.HasPrefix(err.Error(), "saved: ") {
+					if !inspection.IsPermanent(err) || !strings.HasPrefix(err.Error(), "saved: ") {
 						t.Errorf("missing or rejected depth: %v, want a permanent error with context", err)
 					}
 					continue
 				}
-				if insp.RunID != run.ID || insp.Depth != d || runner.CheckInspection(insp) != nil {
+				if insp.RunID != run.ID || insp.Depth != d || inspection.CheckInspection(insp) != nil {
 					t.Errorf("served %+v for %s/%s", insp, run.ID, d)
 				}
 			}

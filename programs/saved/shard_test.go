@@ -9,8 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // A shard's load (LoadShard) lists the same runs, systems, content
@@ -53,7 +52,7 @@ func TestLoadShardMatchesLoadContext(t *testing.T) {
 			t.Errorf("shard %v: fingerprint or unattributed lines differ", mine)
 		}
 		for _, id := range ids {
-			for _, d := range []runner.Depth{runner.Light, runner.Deep} {
+			for _, d := range []inspection.Depth{inspection.Light, inspection.Deep} {
 				if in.Covers(id, d) != whole.Covers(id, d) {
 					t.Errorf("shard %v: Covers(%s, %s) = %v, want %v", mine, id, d, in.Covers(id, d), whole.Covers(id, d))
 				}
@@ -61,7 +60,7 @@ func TestLoadShardMatchesLoadContext(t *testing.T) {
 				if wp, wok := whole.InclusionProbability(id); p != wp || ok != wok {
 					t.Errorf("shard %v: InclusionProbability(%s) = %v %v, want %v %v", mine, id, p, ok, wp, wok)
 				}
-				run := wholeRuns[slices.IndexFunc(wholeRuns, func(r sampler.Run) bool { return r.ID == id })]
+				run := wholeRuns[slices.IndexFunc(wholeRuns, func(r inspection.Run) bool { return r.ID == id })]
 				got, gerr := in.Inspect(context.Background(), run, d)
 				want, werr := whole.Inspect(context.Background(), run, d)
 				switch {
@@ -69,7 +68,7 @@ func TestLoadShardMatchesLoadContext(t *testing.T) {
 					if (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() || gerr == nil && got.Verdict != want.Verdict {
 						t.Errorf("shard %v: Inspect(%s, %s) = %v, %v; want %v, %v", mine, id, d, got.Verdict, gerr, want.Verdict, werr)
 					}
-				case id == "c" || id == "b" && d == runner.Light:
+				case id == "c" || id == "b" && d == inspection.Light:
 					// Another shard's invalid line: skimmed, not checked.
 					if !errors.Is(gerr, ErrNotSaved) {
 						t.Errorf("shard %v: Inspect(%s, %s) of another shard's bad line: %v, want ErrNotSaved (the line is not decoded)", mine, id, d, gerr)
