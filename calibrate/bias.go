@@ -9,7 +9,6 @@ import (
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -55,7 +54,7 @@ func biasSection(rep *report.Report, data Data) *report.Bias {
 		}
 		runs = append(runs, statistician.BiasRun{
 			LightScore: meanScore(c.Light), DeepScore: meanScore(c.Deep),
-			LightPass: c.LightVerdict == runner.VerdictPass, DeepPass: c.DeepVerdict == runner.VerdictPass,
+			LightPass: c.LightVerdict == inspection.VerdictPass, DeepPass: c.DeepVerdict == inspection.VerdictPass,
 			Length: n, SameFamily: same, Slice: biasSliceOf(b.Slice, c),
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/inspection"
-	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -76,7 +75,7 @@ func clusterMap(field string, data Data) (clusters map[string]string, missing in
 // inclusion probability k/G and the subset is the same in every shard.
 // The expected size recorded is the number of runs in the chosen
 // clusters.
-func (d *design) selectClusters(runs []sampler.Run) {
+func (d *design) selectClusters(runs []inspection.Run) {
 	field := d.subset.Cluster
 	members := map[string][]string{}
 	for _, r := range runs {

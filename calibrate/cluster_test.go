@@ -6,20 +6,20 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
 )
 
 // clusteredRuns is g systems of 3 to 17 runs each (uneven).
-func clusteredRuns(g int) []sampler.Run {
-	var runs []sampler.Run
+func clusteredRuns(g int) []inspection.Run {
+	var runs []inspection.Run
 	for c := range g {
 		for i := range 3 + (c*7)%15 {
-			runs = append(runs, sampler.Run{ID: fmt.Sprintf("s%02d-r%02d", c, i), System: fmt.Sprintf("s%02d", c)})
+			runs = append(runs, inspection.Run{ID: fmt.Sprintf("s%02d-r%02d", c, i), System: fmt.Sprintf("s%02d", c)})
 		}
 	}
 	return runs
@@ -64,7 +64,7 @@ func TestClusterPolicyLabelsWholeClusters(t *testing.T) {
 		}
 		chosen[seed] = key
 		// The runs in reverse order draw the same clusters.
-		rev := make([]sampler.Run, len(runs))
+		rev := make([]inspection.Run, len(runs))
 		for i, r := range runs {
 			rev[len(runs)-1-i] = r
 		}
@@ -109,13 +109,13 @@ func TestClusterPolicyEstimateCoverage(t *testing.T) {
 	cover := map[string]int{}
 	for sim := range sims {
 		rng := rand.New(rand.NewPCG(uint64(sim), 2029))
-		var runs []sampler.Run
+		var runs []inspection.Run
 		var y, f []float64
 		var cl []string
 		for c := range g {
 			rate := betaDraw(rng, a, b)
 			for i := range 10 + rng.IntN(21) {
-				runs = append(runs, sampler.Run{ID: fmt.Sprintf("c%02d-%02d", c, i), System: fmt.Sprintf("c%02d", c)})
+				runs = append(runs, inspection.Run{ID: fmt.Sprintf("c%02d-%02d", c, i), System: fmt.Sprintf("c%02d", c)})
 				v := 0.0
 				if rng.Float64() < rate {
 					v = 1

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // clusteredComparisons is n runs in g systems (uneven: run i is in
@@ -25,9 +25,9 @@ func clusteredComparisons(seed uint64, n, g, tasks int) ([]comparator.Comparison
 		id := fmt.Sprintf("run-%03d", i)
 		s := (i * i) % g
 		m := rng.Float64() < rate[s]
-		lv, dv := runner.VerdictPass, runner.VerdictPass
+		lv, dv := inspection.VerdictPass, inspection.VerdictPass
 		if !m {
-			dv = runner.VerdictFail
+			dv = inspection.VerdictFail
 		}
 		cs = append(cs, comparator.Comparison{RunID: id, System: fmt.Sprintf("sys-%d", s), LightVerdict: lv, DeepVerdict: dv, VerdictMatch: m})
 		task[id] = fmt.Sprintf("task-%d", i%tasks)
