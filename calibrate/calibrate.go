@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	// A saved or imported side of another corpus fails here, before any
 	// call is paid for (issue 28, item 6).
-	if err := checkMatch(runs, [2]runner.Inspector{cfg.Light, cfg.Deep}, [2]string{cfg.LightSpec, cfg.DeepSpec}); err != nil {
+	if err := checkMatch(runs, [2]inspection.Inspector{cfg.Light, cfg.Deep}, [2]string{cfg.LightSpec, cfg.DeepSpec}); err != nil {
 		return nil, err
 	}
 	runs, uncovered := coveredByLight(runs, cfg.Light)

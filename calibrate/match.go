@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/inspection"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // MinMatchShare is the share of run ids a saved or imported side must
@@ -30,7 +28,7 @@ type listedSource interface {
 // match the runs found: most likely the file belongs to another corpus.
 // It is returned before any inspector call.
 type MismatchError struct {
-	Side runner.Depth
+	Side inspection.Depth
 	Spec string
 	// Listed is how many run ids the side holds, Found how many runs were
 	// found, Matched how many ids are in both.
@@ -56,12 +54,12 @@ const mismatchExamples = 3
 // checkMatch returns a *MismatchError for the first side (light, then
 // deep) that is a listedSource whose ids do not match runs (see
 // MinMatchShare), else nil.
-func checkMatch(runs []sampler.Run, sides [2]runner.Inspector, specs [2]string) error {
+func checkMatch(runs []inspection.Run, sides [2]inspection.Inspector, specs [2]string) error {
 	found := map[string]bool{}
 	for _, r := range runs {
 		found[r.ID] = true
 	}
-	for i, depth := range []runner.Depth{runner.Light, runner.Deep} {
+	for i, depth := range []inspection.Depth{inspection.Light, inspection.Deep} {
 		src, ok := inspection.As[listedSource](sides[i])
 		if !ok {
 			continue

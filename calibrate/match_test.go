@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/inspection"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // listed is an inspector that holds the run ids ids and answers none.
@@ -28,10 +26,10 @@ func ids(prefix string, from, to int) []string {
 	return out
 }
 
-func foundRuns(ids []string) []sampler.Run {
-	runs := make([]sampler.Run, len(ids))
+func foundRuns(ids []string) []inspection.Run {
+	runs := make([]inspection.Run, len(ids))
 	for i, id := range ids {
-		runs[i] = sampler.Run{ID: id}
+		runs[i] = inspection.Run{ID: id}
 	}
 	return runs
 }
@@ -55,13 +53,13 @@ func TestCheckMatchRefusesOnlyAFileOfOtherRuns(t *testing.T) {
 		// 20 of the 40 runs (50%) in the file.
 		{"a larger corpus's labels", append(ids("other", 0, 180), ids("run", 0, 20)...), false},
 	} {
-		err := checkMatch(found, [2]runner.Inspector{listed{}, listed{tt.deep}}, [2]string{"builtin", "saved:x.jsonl"})
+		err := checkMatch(found, [2]inspection.Inspector{listed{}, listed{tt.deep}}, [2]string{"builtin", "saved:x.jsonl"})
 		var me *MismatchError
 		if got := errors.As(err, &me); got != tt.refused {
 			t.Errorf("%s: refused %v (%v), want %v", tt.name, got, err, tt.refused)
 			continue
 		}
-		if me != nil && (me.Side != runner.Deep || len(me.SideExamples) == 0 || len(me.FoundExamples) == 0) {
+		if me != nil && (me.Side != inspection.Deep || len(me.SideExamples) == 0 || len(me.FoundExamples) == 0) {
 			t.Errorf("%s: %+v, want the deep side named with examples of both", tt.name, me)
 		}
 	}
