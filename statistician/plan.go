@@ -195,7 +195,8 @@ func PlanPPIRateOfRuns(y, f []float64, nLight int, halfWidth, level float64) Pla
 }
 
 // planPPIScan is PlanPPIRate's scan on checked inputs; inflate, when not
-// nil, multiplies the variance at n (PlanPPIRateAssured), assurance is
+// nil, multiplies the residuals' part of the variance at n
+// (PlanPPIRateAssured; for the finite set of runs all of it), assurance is
 // named in the unreachable reason when it is not 0.5, and ofRuns plans
 // for the finite set of runs (PlanPPIRateOfRuns).
 func planPPIScan(y, f []float64, nLight int, halfWidth, level float64, inflate func(n int) float64, assurance float64, ofRuns bool) Plan {
@@ -210,14 +211,17 @@ func planPPIScan(y, f []float64, nLight int, halfWidth, level float64, inflate f
 			lambda = math.Max(0, math.Min(1, c/(vf*(1+nf/nu))))
 		}
 		v := (vy - 2*lambda*c + lambda*lambda*vf) / nf
+		if inflate != nil && !ofRuns {
+			v *= inflate(n) // the residuals' part; the unlabelled runs' is known
+		}
 		if lambda > 0 {
 			v += lambda * lambda * vf / nu
 		}
 		if ofRuns {
 			v -= vy / float64(nLight) // the runs' own sampling: PlanPPIRateOfRuns
-		}
-		if inflate != nil {
-			v *= inflate(n)
+			if inflate != nil {
+				v *= inflate(n) // all of it is the residuals' (PlanPPIRateOfRuns)
+			}
 		}
 		h := z * math.Sqrt(math.Max(0, v))
 		if h < best {

@@ -56,7 +56,7 @@ func TestAssuredPlansAtHalfAreTheAveragePlans(t *testing.T) {
 // plans).
 func TestAssuredPlansReachTheHalfWidth(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("planner simulation: 4 x 600 pilots and subsets")
+		t.Skip("planner simulation: 2 x 3,200 pilots and subsets")
 	}
 	checkAssuredPlans(t, 3000, false, []assuredCase{{"strong", 0.3, 0.025}, {"weak", 0.2, 0.03}})
 }
@@ -68,7 +68,7 @@ func TestAssuredPlansReachTheHalfWidth(t *testing.T) {
 // of them (the correction matters).
 func TestAssuredPlansOfRunsReachTheHalfWidth(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("planner simulation: 4 x 600 pilots and subsets")
+		t.Skip("planner simulation: 2 x 3,200 pilots and subsets")
 	}
 	checkAssuredPlans(t, 1000, true, []assuredCase{{"strong", 0.3, 0.025}, {"weak", 0.2, 0.03}})
 }
@@ -79,15 +79,21 @@ type assuredCase struct {
 }
 
 // checkAssuredPlans draws, per case and assurance, 600 pilots of 60 and
-// sets of nLight runs, plans on the pilot and labels the planned n of the
+// sets of nLight runs (2,000 at assurance 0.9, where the check is
+// issue 20's: with 600 the 3 SE allowance was 3.7 points, and a planner
+// reaching W in 86.8% of chains passed), plans on the pilot and labels the planned n of the
 // runs: at least the assurance share (less 3 Monte Carlo SEs) of the
 // realised half-widths must be <= W.
 func checkAssuredPlans(t *testing.T, nLight int, ofRuns bool, cases []assuredCase) {
 	t.Helper()
-	const pilotN, chains = 60, 600
+	const pilotN = 60
 	for i, c := range cases {
 		s := coverageSetting{predictor: c.predictor, rate: c.rate, fraction: 1, policy: "uniform"}
 		for _, assurance := range []float64{0.5, 0.8, 0.9} {
+			chains := 600
+			if assurance == 0.9 {
+				chains = 2000 // 3 Monte Carlo SEs: 2.0 points
+			}
 			rng := rand.New(rand.NewPCG(uint64(200+i), uint64(1000*assurance)))
 			pilot, runs := make([]simRun, pilotN), make([]simRun, nLight)
 			reached := [2]int{}
@@ -136,10 +142,10 @@ func checkAssuredPlans(t *testing.T, nLight int, ofRuns bool, cases []assuredCas
 				}
 			}
 			for k, name := range []string{"classical", "PPI++"} {
-				share := float64(reached[k]) / chains
+				share := float64(reached[k]) / float64(chains)
 				t.Logf("%s, %s predictor, rate %v, W %v, %d runs (finite: %v), assurance %v: %.1f%% of %d pilot+subset chains reach W",
 					name, c.predictor, c.rate, c.w, nLight, ofRuns, assurance, 100*share, chains)
-				if assurance > 0.5 && share < assurance-3*math.Sqrt(assurance*(1-assurance)/chains) {
+				if assurance > 0.5 && share < assurance-3*math.Sqrt(assurance*(1-assurance)/float64(chains)) {
 					t.Errorf("%s, %+v, assurance %v: only %.1f%% reach W", name, c, assurance, 100*share)
 				}
 			}

@@ -234,11 +234,15 @@ def classical_runs_cases():
 # PPI++ (cross-fitted lambda_h) for the mean over the stratum's runs
 # (ppi_runs_ref above). A fully labelled stratum adds its mean exactly; a
 # 0/1 stratum whose labels are all equal gets (1 - n/N_h) q(1-q)/n,
-# q = (x + 1/2)/(n + 1).
+# q = (x + 1/2)/(n + 1). The interval takes the Student t quantile at the
+# Welch-Satterthwaite degrees of freedom (Satterthwaite 1946; Cochran 1977,
+# 5A.3): df = (sum_h a_h)^2 / sum_h a_h^2/(n_h - 1), a_h = w_h^2 Var_h, over
+# the strata with a variance term.
 
 def strat_ref(name, strata, level):
     N = sum(len(st[0]) + len(st[2]) for st in strata)
     theta = var = lam = 0.0
+    terms = []  # (w_h^2 Var_h, n_h) for the Satterthwaite df
     ys = []
     for y, fl, fu in strata:
         y, fl, fu = np.asarray(y, float), np.asarray(fl, float), np.asarray(fu, float)
@@ -251,17 +255,22 @@ def strat_ref(name, strata, level):
         if np.all(y == y[0]):
             q = (y.sum() + 0.5) / (len(y) + 1)
             theta += w * y.mean()
-            var += w ** 2 * (1 - len(y) / nh) * q * (1 - q) / len(y)
+            a = w ** 2 * (1 - len(y) / nh) * q * (1 - q) / len(y)
+            var += a
+            terms.append((a, len(y)))
             continue
         r = ppi_runs_ref("s", y, fl, fu, level)
         theta += w * r["value"]["value"]
         var += w ** 2 * r["se"]["value"] ** 2
+        terms.append((w ** 2 * r["se"]["value"] ** 2, len(y)))
         lam += w * r["lambda"]["value"]
     se = math.sqrt(var)
-    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    df = sum(a for a, _ in terms) ** 2 / sum(a ** 2 / (n - 1) for a, n in terms)
+    z = scipy.stats.t.ppf(1 - (1 - level) / 2, df)
     s2 = np.var(ys, ddof=1)
     tool = NUMPY + ", " + SCIPY
-    call = "sum_h (N_h/N) ppi_runs(stratum h); se = sqrt(sum_h (N_h/N)^2 se_h^2); constant 0/1 stratum: (1-n/N_h) q(1-q)/n, q = (x+1/2)/(n+1)"
+    call = ("sum_h (N_h/N) ppi_runs(stratum h); se = sqrt(sum_h (N_h/N)^2 se_h^2); constant 0/1 stratum: (1-n/N_h) q(1-q)/n, q = (x+1/2)/(n+1); "
+            "value ± scipy.stats.t.ppf(1 - (1-level)/2, df) se, df = (sum a_h)^2/sum a_h^2/(n_h-1), a_h = (N_h/N)^2 se_h^2 (Welch-Satterthwaite)")
     return {"name": name, "strata": [{"y": floats(y), "f_labelled": floats(fl), "f_unlabelled": floats(fu)} for y, fl, fu in strata],
             "level": level, "lambda": val(lam, tool, call), "value": val(theta, tool, call), "se": val(se, tool, call),
             "lower": val(theta - z * se, tool, call), "upper": val(theta + z * se, tool, call),
