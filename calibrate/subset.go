@@ -62,6 +62,11 @@ type Subset struct {
 // inverse-probability weights stay bounded (at most 2N/n).
 const UniformFloorShare = 0.5
 
+// Coverage is inspection.Coverage.
+//
+// Transitional alias: the capability moved to package inspection.
+type Coverage = inspection.Coverage
+
 func (s Subset) check() error {
 	switch {
 	case s.N < 0:
@@ -217,15 +222,50 @@ func draw(seed uint64, id string) float64 {
 //     1/K) with m the count of the most frequent verdict, 0 when the K
 //     repeats agree and 1 when they are spread evenly;
 //   - the score spread over the repeats: the larger sample standard
-//     deviation of the two scores over 25 points (at most 1).
+//     deviation of the two scores over 25 points (at most 1);
+//   - a panel's vote split (a panel judge, README "Choosing a judge"):
+//     the same (1 - m/K)/(1 - 1/K) over the K member verdicts of every
+//     repeat that did not abstain (voteSplit).
 //
 // An LLM judge that scores 0 or 100 leaves the first at 0 for every run;
-// its repeats still tell a run it is sure of from one it is not.
+// its repeats, or a panel's members, still tell a run it is sure of from
+// one it is not. Log-probabilities are not a source: neither provider's
+// path asks for them (Anthropic's Messages API has none; OpenAI's
+// structured answer puts the verdict inside a JSON object, and reasoning
+// models refuse the logprobs option), README "Deep subset".
 // uncertainty of no inspection is 0.
 func uncertainty(reps []inspection.Inspection) float64 {
 	if len(reps) == 0 {
 		return 0
 	}
+	return math.Max(repeatUncertainty(reps), voteSplit(reps))
+}
+
+// voteSplit is (1 - m/K)/(1 - 1/K) over the K non-abstaining member
+// verdicts of every repeat of a panel, m the count of the most frequent;
+// 0 with fewer than 2 votes (not a panel).
+func voteSplit(reps []inspection.Inspection) float64 {
+	votes := map[string]int{}
+	k, most := 0, 0
+	for _, r := range reps {
+		for _, v := range r.Votes {
+			if v != inspection.VerdictFail && v != inspection.VerdictPartial && v != inspection.VerdictPass {
+				continue // abstained
+			}
+			k++
+			votes[v]++
+			most = max(most, votes[v])
+		}
+	}
+	if k < 2 {
+		return 0
+	}
+	return (1 - float64(most)/float64(k)) / (1 - 1/float64(k))
+}
+
+// repeatUncertainty is uncertainty from light's scores, verdicts and
+// repeats (the first three sources).
+func repeatUncertainty(reps []inspection.Inspection) float64 {
 	in := inspection.Consolidate(reps)
 	u := 0.0
 	if in.Verdict == inspection.VerdictPartial {
@@ -476,7 +516,7 @@ func (d *design) inputs() *report.SubsetInputs {
 		in.HowChosen = fmt.Sprintf("seeded Poisson sampling, more likely where light is least sure; every run has pi >= %g x n/N", UniformFloorShare)
 		in.MinPi = UniformFloorShare * d.target / float64(d.n)
 		if d.uniformFallback {
-			in.HowChosen = "seeded Poisson sampling with pi = n/N for every run: the uncertain policy found every run equally uncertain (light's scores, verdicts and repeats told none apart), so it fell back to uniform"
+			in.HowChosen = "seeded Poisson sampling with pi = n/N for every run: the uncertain policy found every run equally uncertain (light's scores, verdicts, repeats and panel votes told none apart), so it fell back to uniform"
 			in.MinPi = d.target / float64(d.n)
 		}
 	case PolicyStratified:

@@ -47,6 +47,41 @@ func TestUncertaintyFromRepeats(t *testing.T) {
 	}
 }
 
+// A panel of judges scoring 0 or 100 tells runs apart by its members'
+// vote split, abstentions left out; repeats of a panel pool their votes.
+func TestUncertaintyFromPanelVotes(t *testing.T) {
+	pass, fail, partial := runner.VerdictPass, runner.VerdictFail, runner.VerdictPartial
+	panel := func(v string, votes ...string) runner.Inspection {
+		in := insp(v, 100, 100)
+		if v == fail {
+			in = insp(v, 0, 0)
+		}
+		in.Votes = votes
+		return in
+	}
+	cases := []struct {
+		name string
+		reps []runner.Inspection
+		want float64
+	}{
+		{"unanimous", []runner.Inspection{panel(pass, pass, pass, pass)}, 0},
+		// 2:1 of 3: (1 - 2/3)/(1 - 1/3) = 0.5.
+		{"2:1", []runner.Inspection{panel(pass, pass, fail, pass)}, 0.5},
+		// An abstention is no vote: 1:1 of 2 is an even split.
+		{"1:1 and an abstention", []runner.Inspection{panel(fail, pass, "abstained", fail)}, 1},
+		// Three verdicts 2:1:1 of 4: (1 - 2/4)/(1 - 1/4) = 2/3.
+		{"2:1:1", []runner.Inspection{panel(fail, fail, pass, fail, partial)}, 2.0 / 3},
+		// Two repeats of a 3-member panel: 5:1 of 6: (1/6)/(5/6) = 0.2.
+		{"repeats pool votes", []runner.Inspection{panel(pass, pass, pass, pass), panel(pass, pass, fail, pass)}, 0.2},
+		{"one vote is not a split", []runner.Inspection{panel(pass, pass, "abstained")}, 0},
+	}
+	for _, c := range cases {
+		if got := uncertainty(c.reps); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: uncertainty %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // When every run is equally uncertain the uncertain policy falls back to
 // a uniform Poisson sample, says so, and gives every run the same pi (so
 // the estimate section keeps classical and PPI++ valid).

@@ -36,6 +36,10 @@ type Inspection struct {
 	Verdict           string    `yaml:"verdict" json:"verdict"`
 	Summary           string    `yaml:"summary" json:"summary"`
 	Cost              Cost      `yaml:"cost" json:"cost"`
+	// Votes are a panel's member verdicts in member order ("abstained"
+	// for a member whose call failed); absent for other inspectors. The
+	// uncertain deep policy reads the vote split from them.
+	Votes []string `yaml:"votes,omitempty" json:"votes,omitempty"`
 }
 
 // Service is one service's status as an inspector saw it.

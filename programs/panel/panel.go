@@ -191,6 +191,7 @@ func (p *Inspector) Inspect(ctx context.Context, run inspection.Run, depth inspe
 		out.System = run.System
 	}
 	out.Summary = fmt.Sprintf("panel %s of %d: %s", p.agg, len(p.members), strings.Join(votes, ", "))
+	out.Votes = votes
 	return out, nil
 }
 

@@ -122,6 +122,16 @@ func TestPanelVerdicts(t *testing.T) {
 		if got.RunID != "r1" || got.Depth != inspection.Light || !strings.HasPrefix(got.Summary, "panel "+c.agg) {
 			t.Errorf("%s: %+v", c.name, got)
 		}
+		// The members' own verdicts, in order, an error abstaining: the
+		// summary lists them and Votes carries them (the vote split).
+		if len(got.Votes) != len(c.scores) || !strings.HasSuffix(got.Summary, ": "+strings.Join(got.Votes, ", ")) {
+			t.Errorf("%s: votes %q, summary %q", c.name, got.Votes, got.Summary)
+		}
+		for i, sc := range c.scores {
+			if (sc == "error") != (got.Votes[i] == "abstained") {
+				t.Errorf("%s: member %d scored %s, voted %q", c.name, i+1, sc, got.Votes[i])
+			}
+		}
 	}
 }
 
