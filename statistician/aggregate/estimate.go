@@ -471,7 +471,7 @@ func stratified(runs []estimateRun, y, f func(estimateRun) float64, rate bool, w
 // methodEstimate turns a statistician.Estimate into the report's form:
 // null figures with the reason when it is undefined.
 func methodEstimate(e statistician.Estimate) MethodEstimate {
-	m := MethodEstimate{Reason: e.Reason, Lambda: e.Lambda}
+	m := MethodEstimate{Reason: e.Reason, Lambda: e.Lambda, Pooled: e.Pooled}
 	if e.Reason != "" && e.SE == 0 && e.Value == 0 && e.CI == (statistician.Interval{}) {
 		return m
 	}

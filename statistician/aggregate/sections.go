@@ -151,7 +151,11 @@ type MethodEstimate struct {
 	SE         *float64               `yaml:"se" json:"se"`
 	Lambda     *float64               `yaml:"lambda,omitempty" json:"lambda,omitempty"`
 	EffectiveN *float64               `yaml:"effective_n" json:"effective_n"`
-	Reason     string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// Pooled is set on a stratified PPI++ estimate that is PPI++ over all
+	// runs with one lambda: under a uniform subset its interval was the
+	// narrower (statistician.StratPPIMeanOfRunsUniform); absent elsewhere.
+	Pooled bool   `yaml:"pooled,omitempty" json:"pooled,omitempty"`
+	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // Repeatability is each side's agreement with itself over K repeats.
