@@ -295,23 +295,27 @@ func simulateCoverage(s coverageSetting, datasets, runsPerDataset int, seed uint
 }
 
 // Coverage is judged on coverageDatasets datasets per setting; a setting
-// where some estimator's coverage falls outside the band is measured
-// again on coverageRecheck more datasets (its own seed) and judged on all
-// of them. With 2,000 datasets the Monte Carlo standard error of a 95%
-// coverage is 0.49 points, a third of the band's half-width, so an
-// interval that truly covers 94.5% would fall outside on 2% of the
-// settings by chance; the recheck (standard error 0.22 points) tells the
-// two apart. The band itself is never widened.
+// where some estimator's coverage falls outside the band, or within
+// coverageRecheckMargin of its edges, is measured again on
+// coverageRecheck more datasets (its own seed) and judged on all of them.
+// With 2,000 datasets the Monte Carlo standard error of a 95% coverage is
+// 0.49 points, a third of the band's half-width, so an interval that
+// truly covers 94.5% would fall outside on 2% of the settings by chance,
+// and one that covers 93.6% could not be told from one at the edge; the
+// recheck (standard error 0.22 points) tells them apart. The band itself
+// is never widened.
 const (
 	coverageBandLow, coverageBandHigh = 0.935, 0.965
 	coverageRecheck                   = 8000
+	coverageRecheckMargin             = 0.005
 )
 
-// outsideBand reports whether an estimator judged by the band (classical,
-// PPI++, IPW) covers outside it in row r.
-func outsideBand(r coverageRow) bool {
+// nearBand reports whether an estimator judged by the band (classical,
+// PPI++, IPW, stratified PPI++) covers outside it, or within
+// coverageRecheckMargin of an edge, in row r.
+func nearBand(r coverageRow) bool {
 	for _, m := range []string{MethodClassical, MethodPPI, MethodIPW, MethodStratPPI} {
-		if tl := r.tallies[m]; tl != nil && (tl.coverage() < coverageBandLow || tl.coverage() > coverageBandHigh) {
+		if tl := r.tallies[m]; tl != nil && (tl.coverage() < coverageBandLow+coverageRecheckMargin || tl.coverage() > coverageBandHigh-coverageRecheckMargin) {
 			return true
 		}
 	}
@@ -339,8 +343,8 @@ func (r *coverageRow) merge(o coverageRow) {
 
 // runCoverage simulates every setting, one goroutine per core, each
 // setting from its own seed, so the result does not depend on scheduling.
-// With recheck, settings outside the band are measured again (see
-// coverageRecheck).
+// With recheck, settings outside the band or near its edges are measured
+// again (see coverageRecheck).
 func runCoverage(datasets, runsPerDataset int, recheck bool) []coverageRow {
 	settings := coverageSettings()
 	rows := make([]coverageRow, len(settings))
@@ -352,7 +356,7 @@ func runCoverage(datasets, runsPerDataset int, recheck bool) []coverageRow {
 	}
 	var again []int
 	for i, r := range rows {
-		if outsideBand(r) {
+		if nearBand(r) {
 			again = append(again, i)
 		}
 	}
@@ -447,8 +451,9 @@ func TestEstimatorCoverage(t *testing.T) {
 	}
 	start := time.Now()
 	rows := runCoverage(coverageDatasets, coverageRuns, true)
-	t.Logf("coverage of the 95%% intervals (mean half-width), datasets of %d runs, %v:\n%s",
-		coverageRuns, time.Since(start).Round(time.Second), coverageTable(rows))
+	t.Logf("coverage of the 95%% intervals (mean half-width), datasets of %d runs, %v (Monte Carlo SE of a 95%% coverage: %.2f points on %d datasets, %.2f on %d):\n%s",
+		coverageRuns, time.Since(start).Round(time.Second), 100*math.Sqrt(0.95*0.05/coverageDatasets), coverageDatasets,
+		100*math.Sqrt(0.95*0.05/(coverageDatasets+coverageRecheck)), coverageDatasets+coverageRecheck, coverageTable(rows))
 	for _, r := range rows {
 		for _, m := range []string{MethodClassical, MethodPPI, MethodIPW, MethodStratPPI} {
 			tl := r.tallies[m]
