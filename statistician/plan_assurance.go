@@ -124,10 +124,12 @@ func PlanClassicalRateAssuredOfRuns(rate float64, successes, pilotN, nRuns int, 
 // chi^2_d/d (Satterthwaite's approximation, Satterthwaite 1946) and
 // their ratio as F(d_n, d_m):
 //
-//	SE_P^2(n) = SE^2(n) (m-1)/(m-2) F_P(d_n, d_m)
+//	SE_P^2(n) = (m-1)/(m-2) F_P(d_n, d_m) (V_Y - 2 lambda C + lambda^2 V_f)/n + lambda^2 V_f/N_u
 //	d_n = 2(n-2)/(kappa-1),   d_m = 2(m-2)/(kappa-1)
 //
-// (F_P the F distribution's P quantile; SE^2(n) is PlanPPIRate's). Two
+// (F_P the F distribution's P quantile; the rest is PlanPPIRate's SE^2(n),
+// whose last term, light's own variance over the N_u unlabelled runs,
+// has no error from the labels and is not inflated). Two
 // degrees of freedom of the pilot go to lambda* and the mean and the
 // factor (m-1)/(m-2) undoes the pilot's residual variance's shrinkage
 // from fitting lambda* on it (the residual variance of a fitted line has
@@ -148,8 +150,8 @@ func PlanPPIRateAssured(y, f []float64, nLight int, halfWidth, level, assurance 
 }
 
 // PlanPPIRateAssuredOfRuns is PlanPPIRateAssured for the mean over the
-// finite set of the nLight runs: PlanPPIRateOfRuns' variance times the
-// same inflation, with kappa from the residuals y - lambda' f of the
+// finite set of the nLight runs: PlanPPIRateOfRuns' variance (all of it
+// the residuals') times the same inflation, with kappa from the residuals y - lambda' f of the
 // difference estimator, lambda' = max(0, C/V_f) (lambda N/N_u when
 // lambda is not clipped).
 func PlanPPIRateAssuredOfRuns(y, f []float64, nLight int, halfWidth, level, assurance float64) Plan {
