@@ -499,6 +499,9 @@ func estimateRow(target, method string, m aggregate.MethodEstimate, pass bool) [
 	if m.Lambda != nil {
 		method += " (lambda " + fmtStat(*m.Lambda) + ")"
 	}
+	if m.Pooled {
+		method += ", pooled: PPI++ over all runs was narrower"
+	}
 	point, ci := fmtScore(*m.Point), fmtScoreCI(*m.CI95)
 	se := optScore(m.SE, "")
 	if pass {
