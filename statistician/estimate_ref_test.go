@@ -119,6 +119,16 @@ type estimateRefs struct {
 		Level               float64
 		N, Achieved, Lambda refValue
 	} `json:"plan_ppi_runs"`
+	PlanPPIAssured []struct {
+		Name                string
+		Y, F                []float64
+		NLight              int     `json:"n_light"`
+		HalfWidth           float64 `json:"half_width"`
+		Level               float64
+		Assurance           float64
+		OfRuns              bool `json:"of_runs"`
+		N, Achieved, Lambda refValue
+	} `json:"plan_ppi_assured"`
 	PlanAgreement []struct {
 		Rate, Target, Z float64
 		N, Achieved     refValue
@@ -417,6 +427,31 @@ func TestPlanPPIRateOfRunsMatchesNumpyScan(t *testing.T) {
 			}
 			checkClose(t, "N", float64(p.N), c.N, 0)
 			checkClose(t, "achieved", p.Achieved, c.Achieved, 1e-10)
+			checkClose(t, "lambda", *p.Lambda, c.Lambda, 1e-12)
+		})
+	}
+}
+
+// The assured PPI++ plans against a scipy scan with scipy.stats.f.ppf and
+// scipy.stats.kurtosis (plan_ppi_assured_ref); the achieved half-width to
+// 1e-9, gonum's F quantile (an inverted incomplete beta) being good to
+// about that.
+func TestPlanPPIRateAssuredMatchesScipyScan(t *testing.T) {
+	cases := estRefs(t).PlanPPIAssured
+	if len(cases) < 4 {
+		t.Fatalf("only %d reference cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			p := PlanPPIRateAssured(c.Y, c.F, c.NLight, c.HalfWidth, c.Level, c.Assurance)
+			if c.OfRuns {
+				p = PlanPPIRateAssuredOfRuns(c.Y, c.F, c.NLight, c.HalfWidth, c.Level, c.Assurance)
+			}
+			if p.Reason != "" || p.Lambda == nil {
+				t.Fatalf("plan %+v", p)
+			}
+			checkClose(t, "N", float64(p.N), c.N, 0)
+			checkClose(t, "achieved", p.Achieved, c.Achieved, 1e-9)
 			checkClose(t, "lambda", *p.Lambda, c.Lambda, 1e-12)
 		})
 	}

@@ -2,7 +2,7 @@
 """estimate_ref.py writes estimate_values.json: reference values for the
 estimation half of evalcal's scoring core (statistician/estimate.go,
 ppi.go, ipw.go, rogangladen.go, mcnemar.go, cluster.go, fleiss.go,
-plan.go), each with its provenance (tool, version, exact call).
+plan.go, plan_assurance.go), each with its provenance (tool, version, exact call).
 
 Run with Debian's python (python3-numpy, python3-scipy,
 python3-statsmodels) from this directory:
@@ -677,6 +677,58 @@ def plan_ppi_runs_cases():
     ]
 
 
+def plan_ppi_assured_ref(name, y, f, n_light, w, level, assurance, of_runs):
+    """PPI++ plan with assurance P (PlanPPIRateAssured, PlanPPIRateAssuredOfRuns):
+    the residuals' part of the planned variance times (m-1)/(m-2) F_P(d_n, d_m),
+    d_k = 2 max(1, k-2)/(kappa-1), kappa the kurtosis (population moments) of
+    the pilot's residuals y - lam* f, lam* the least-squares slope (clipped to
+    [0, 1] for the process's plan, at least 0 for the runs'). Written from the
+    README's formula with scipy.stats.kurtosis, np.polyfit and scipy.stats.f.ppf;
+    first n with z sqrt(Var) <= W."""
+    y, f = np.asarray(y, float), np.asarray(f, float)
+    m = len(y)
+    vy, vf, c = np.var(y, ddof=1), np.var(f, ddof=1), np.cov(y, f, ddof=1)[0, 1]
+    slope = np.polyfit(f, y, 1)[0]
+    assert abs(slope - c / vf) < 1e-9
+    lam_star = max(0.0, slope) if of_runs else min(1.0, max(0.0, slope))
+    kappa = scipy.stats.kurtosis(y - lam_star * f, fisher=False, bias=True)
+    z = scipy.stats.norm.ppf(1 - (1 - level) / 2)
+    n = np.arange(2, n_light + 1, dtype=float)
+    nu = n_light - n
+    infl = (m - 1) / (m - 2) * scipy.stats.f.ppf(assurance, 2 * np.maximum(1, n - 2) / (kappa - 1), 2 * (m - 2) / (kappa - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.clip(c / (vf * (1 + n / nu)), 0, 1)
+        lam = np.where(nu >= 2, lam, 0.0)
+        if of_runs:
+            lamp = np.where(lam > 0, lam * n_light / np.where(nu > 0, nu, 1), 0.0)
+            var = infl * (1 - n / n_light) * (vy - 2 * lamp * c + lamp ** 2 * vf) / n
+        else:
+            var = infl * (vy - 2 * lam * c + lam ** 2 * vf) / n + np.where(lam > 0, lam ** 2 * vf / np.where(nu > 0, nu, 1), 0)
+    half = z * np.sqrt(np.maximum(var, 0))
+    ok = np.nonzero(half <= w)[0]
+    call = ("numpy/scipy, vectorised over n = 2..N: infl = (m-1)/(m-2) scipy.stats.f.ppf(P, 2 max(1, n-2)/(k-1), 2(m-2)/(k-1)), "
+            "k = scipy.stats.kurtosis(y - lam* f, fisher=False, bias=True), lam* = np.polyfit(f, y, 1)[0] clipped; "
+            + ("half = z sqrt(infl (1 - n/N)(Vy - 2 lam' C + lam'^2 Vf)/n), lam' = lam N/(N-n)" if of_runs else
+               "half = z sqrt(infl (Vy - 2 lam C + lam^2 Vf)/n + lam^2 Vf/(N-n))") + "; first n with half <= W")
+    rec = {"name": name, "y": floats(y), "f": floats(f), "n_light": n_light, "half_width": w, "level": level,
+           "assurance": assurance, "of_runs": of_runs}
+    i = ok[0]
+    rec["n"] = val(n[i], SCIPY, call)
+    rec["achieved"] = val(half[i], SCIPY, call)
+    rec["lambda"] = val(lam[i], NUMPY, call)
+    return rec
+
+
+def plan_ppi_assured_cases():
+    y, f, yw, fw = plan_pilots()
+    return [
+        plan_ppi_assured_ref("strong_runs_1000_p90", y, f, 1000, 0.02, 0.95, 0.9, True),
+        plan_ppi_assured_ref("weak_runs_1000_p80", yw, fw, 1000, 0.03, 0.95, 0.8, True),
+        plan_ppi_assured_ref("strong_5000_p90", y, f, 5000, 0.02, 0.95, 0.9, False),
+        plan_ppi_assured_ref("weak_5000_p90", yw, fw, 5000, 0.03, 0.95, 0.9, False),
+    ]
+
+
 def plan_agreement_cases():
     out = []
     M = 60000
@@ -713,6 +765,7 @@ def main():
         "plan_ppi": plan_ppi_cases(),
         "plan_classical_runs": plan_classical_runs_cases(),
         "plan_ppi_runs": plan_ppi_runs_cases(),
+        "plan_ppi_assured": plan_ppi_assured_cases(),
         "plan_agreement": plan_agreement_cases(),
     }
     with open(os.path.join(HERE, "estimate_values.json"), "w") as fh:
