@@ -44,6 +44,8 @@ type estimateRefs struct {
 			FUnlabelled []float64 `json:"f_unlabelled"`
 		}
 		Level     float64
+		Uniform   bool // StratPPIMeanOfRunsUniform; Pooled its choice
+		Pooled    bool
 		normalRef // lambda, value, se, lower, upper, effective_n
 	} `json:"strat_ppi"`
 	ClassicalRuns []struct {
@@ -199,7 +201,7 @@ func TestPPIMeanOfRunsMatchesNumpyReference(t *testing.T) {
 
 func TestStratPPIMatchesNumpyReference(t *testing.T) {
 	cases := estRefs(t).StratPPI
-	if len(cases) < 2 {
+	if len(cases) < 4 {
 		t.Fatalf("only %d StratPPI reference cases", len(cases))
 	}
 	for _, c := range cases {
@@ -208,7 +210,15 @@ func TestStratPPIMatchesNumpyReference(t *testing.T) {
 			for i, s := range c.Strata {
 				strata = append(strata, Stratum{Name: fmt.Sprint(i), Y: s.Y, FLabelled: s.FLabelled, FUnlabelled: s.FUnlabelled})
 			}
-			checkNormalRef(t, "StratPPIMeanOfRuns", StratPPIMeanOfRuns(strata, c.Level), c.normalRef)
+			if !c.Uniform {
+				checkNormalRef(t, "StratPPIMeanOfRuns", StratPPIMeanOfRuns(strata, c.Level), c.normalRef)
+				return
+			}
+			e := StratPPIMeanOfRunsUniform(strata, c.Level)
+			if e.Pooled != c.Pooled || e.Method != MethodStratPPI {
+				t.Errorf("pooled %v (method %q), want %v", e.Pooled, e.Method, c.Pooled)
+			}
+			checkNormalRef(t, "StratPPIMeanOfRunsUniform", e, c.normalRef)
 		})
 	}
 }

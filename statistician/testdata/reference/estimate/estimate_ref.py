@@ -291,6 +291,31 @@ def strat_cases():
     const = (np.zeros(12), np.round(rng.uniform(0, 0.3, 12), 4), np.round(rng.uniform(0, 0.3, 90), 4))
     full = (np.array([1.0, 0.0, 1.0]), np.array([0.9, 0.2, 0.7]), np.array([]))
     out.append(strat_ref("constant_and_full_strata", [(y, fl, fu), const, full], 0.90))
+    # Under a uniform subset: the stratified interval, or PPI++ over all
+    # runs when its interval is the narrower (one case of each).
+    two = [stratum(0.9, 30, 270, 0.3, 0.8, 0.1), stratum(0.15, 70, 630, 0.3, 0.8, 0.1)]
+    weak = [stratum(0.5, 40, 400, 0.4, 0.6, 0.2), stratum(0.45, 40, 400, 0.4, 0.6, 0.2)]
+    out += [strat_uniform_ref("uniform_strata_help", two, 0.95), strat_uniform_ref("uniform_strata_do_not_help", weak, 0.95)]
+    assert [c["pooled"] for c in out[-2:]] == [False, True], [c["pooled"] for c in out[-2:]]
+    return out
+
+
+def strat_uniform_ref(name, strata, level):
+    """StratPPIMeanOfRunsUniform: the stratified estimate (strat_ref) unless
+    PPI++ for the runs over all strata as one (ppi_runs_ref on the strata's
+    runs in order) has the narrower interval."""
+    st = strat_ref(name, strata, level)
+    y = np.concatenate([np.asarray(a, float) for a, _, _ in strata])
+    fl = np.concatenate([np.asarray(b, float) for _, b, _ in strata])
+    fu = np.concatenate([np.asarray(c, float) for _, _, c in strata])
+    p = ppi_runs_ref(name, y, fl, fu, level)
+    width = lambda r: r["upper"]["value"] - r["lower"]["value"]
+    out = dict(st)
+    out["uniform"] = True
+    out["pooled"] = bool(width(p) < width(st))
+    if out["pooled"]:
+        for k in ("lambda", "value", "se", "lower", "upper", "effective_n"):
+            out[k] = dict(p[k], call="pooled (PPI++ interval narrower than the stratified one): " + p[k]["call"])
     return out
 
 
