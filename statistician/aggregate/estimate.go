@@ -458,7 +458,20 @@ func stratified(runs []estimateRun, y, f func(estimateRun) float64, rate bool, w
 // where light did not pass, keeping them covered 69-92% of 2,000 subsets
 // (calibrate/estimate_real_coverage_test.go). Where the merged strata's
 // pi differ (the stratified policy's allocation), the name says which pi.
+// A stratum with no recorded pi (no labelled run of a saved file, whose
+// unlabelled runs need none) takes its light verdict's pi when the
+// verdict's other strata all record the same one; otherwise it stays
+// apart and, with fewer than 2 labels, is pooled by PoolSmallStrata.
 func poolBySystem(names []string, byName map[string]*statistician.Stratum, pi map[string]float64, uniform bool) []statistician.Stratum {
+	verdictOf := func(n string) string { return n[:strings.Index(n, " / ")] }
+	verdictPi := map[string]map[float64]bool{}
+	for n, p := range pi {
+		v := verdictOf(n)
+		if verdictPi[v] == nil {
+			verdictPi[v] = map[float64]bool{}
+		}
+		verdictPi[v][p] = true
+	}
 	strata := make([]statistician.Stratum, 0, len(names))
 	small := map[string]*statistician.Stratum{}
 	var order []string
@@ -468,9 +481,19 @@ func poolBySystem(names []string, byName map[string]*statistician.Stratum, pi ma
 			strata = append(strata, *s)
 			continue
 		}
-		key := n[:strings.Index(n, " / ")] + " / other systems"
+		key := verdictOf(n) + " / other systems"
 		if !uniform {
-			key += fmt.Sprintf(" (pi %v)", pi[n])
+			p, ok := pi[n]
+			if !ok && len(verdictPi[verdictOf(n)]) == 1 {
+				for q := range verdictPi[verdictOf(n)] {
+					p, ok = q, true
+				}
+			}
+			if !ok {
+				strata = append(strata, *s)
+				continue
+			}
+			key += fmt.Sprintf(" (pi %v)", p)
 		}
 		if small[key] == nil {
 			small[key] = &statistician.Stratum{Name: key}

@@ -98,3 +98,38 @@ func TestEqualSavedProbabilitiesAreUniform(t *testing.T) {
 		t.Errorf("uniform design: IPW %+v, classical %q, PPI++ %q", e.PassRate.IPW, e.PassRate.Classical.Reason, e.PassRate.PPI.Reason)
 	}
 }
+
+// Small strata join their light verdict's others with the same pi; a
+// stratum with no recorded pi takes its verdict's single pi, and stays
+// apart when the verdict's strata record two.
+func TestPoolBySystem(t *testing.T) {
+	labels := func(k int) *statistician.Stratum {
+		return &statistician.Stratum{Y: make([]float64, k), FLabelled: make([]float64, k), FUnlabelled: []float64{0.5}}
+	}
+	byName := map[string]*statistician.Stratum{
+		"fail / a": labels(25), "fail / b": labels(3), "fail / c": labels(4), "fail / d": labels(0),
+		"pass / a": labels(5), "pass / b": labels(6), "pass / c": labels(0),
+	}
+	names := []string{"fail / a", "fail / b", "fail / c", "fail / d", "pass / a", "pass / b", "pass / c"}
+	for _, n := range names {
+		byName[n].Name = n
+	}
+	pi := map[string]float64{"fail / a": 0.2, "fail / b": 0.2, "fail / c": 0.2, "pass / a": 0.05, "pass / b": 0.1}
+	got := map[string]int{}
+	for _, s := range poolBySystem(names, byName, pi, false) {
+		got[s.Name] = len(s.Y)
+	}
+	want := map[string]int{"fail / a": 25, "fail / other systems (pi 0.2)": 7, "pass / other systems (pi 0.05)": 5,
+		"pass / other systems (pi 0.1)": 6, "pass / c": 0}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("non-uniform: %v, want %v", got, want)
+	}
+	got = map[string]int{}
+	for _, s := range poolBySystem(names, byName, nil, true) {
+		got[s.Name] = len(s.Y)
+	}
+	want = map[string]int{"fail / a": 25, "fail / other systems": 7, "pass / other systems": 11}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("uniform: %v, want %v", got, want)
+	}
+}
