@@ -141,6 +141,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	// 2. runner: light then deep on every run of this shard; deep on the
 	// subset when one is asked for.
 	design := cfg.Subset.design(sample.Runs, cfg.Deep)
+	design.by = cfg.By // the stratified policy's strata
 	opts := cfg.Runner
 	opts.DeepRuns, opts.SelectDeep = design.deepRuns, design.selectDeep(len(sample.Runs))
 	if e := cfg.Escalation; e != nil && e.Mode == report.EscalationCascade {

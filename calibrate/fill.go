@@ -31,6 +31,9 @@ func Fill(rep *report.Report, data Data) {
 	in := aggregate.Input{Comparisons: data.Comparisons, LightOnly: data.LightOnly, Repeats: data.Repeats}
 	if rep.Inputs.DeepSubset != nil {
 		in.Design, in.Assumed = rep.Inputs.DeepSubset.HowChosen, rep.Inputs.DeepSubset.Assumed
+		if rep.Inputs.DeepSubset.Policy == PolicyStratified {
+			in.StrataBy = rep.Inputs.By // the design's strata (design.selectStratified)
+		}
 		in.Pi = map[string]float64{}
 		for _, i := range data.Inclusion {
 			if i.Pi != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
@@ -110,8 +111,12 @@ type design struct {
 	// uniformFallback is set when the uncertain policy found every run
 	// equally uncertain and drew a uniform Poisson sample instead.
 	uniformFallback bool
-	// strata is the number of strata of the stratified policy.
+	// strata is the number of strata of the stratified policy; by the
+	// fields that with light's verdict make them (Config.By; nil: the
+	// system) and meta each run's metadata.
 	strata int
+	by     []string
+	meta   map[string]inspection.Metadata
 	// clusters and chosenClusters are the cluster policy's number of
 	// clusters and of clusters inspected deep.
 	clusters, chosenClusters int
@@ -169,6 +174,10 @@ func (s Subset) design(runs []inspection.Run, deep inspection.Inspector) design 
 	}
 	if s.Policy == PolicyUncertain || s.Policy == PolicyStratified {
 		d.policy = s.Policy
+		d.meta = map[string]inspection.Metadata{}
+		for _, r := range runs {
+			d.meta[r.ID] = r.Metadata
+		}
 		return d
 	}
 	// Uniform: the round(target) runs with the smallest draws, over the
@@ -386,7 +395,9 @@ const StratifiedMinPerStratum = 2
 
 // selectStratified returns the runner's SelectDeep for the stratified
 // policy: the job's runs with a light inspection are split into strata by
-// light's consolidated verdict and the system (aggregate.StratumOf); the
+// light's consolidated verdict and the system, or the values of the run
+// --by fields (aggregate.StratumKey; the estimate section's stratified
+// PPI++ then uses the same strata); the
 // job's share of the deep budget, round(n m/N), is split by
 // statistician.NeymanAllocation with each stratum's S_h taken from light,
 // sqrt(p_h (1 - p_h)) with p_h the stratum's mean light forecast of a
@@ -402,7 +413,7 @@ func (d *design) selectStratified(sampled int) func(map[string][]inspection.Insp
 		forecast := map[string]float64{}
 		for id, reps := range light {
 			in := inspection.Consolidate(reps)
-			h := aggregate.StratumOf(in.Verdict, in.System)
+			h := aggregate.StratumKey(in.Verdict, in.System, d.meta[id], d.by)
 			strata[h] = append(strata[h], id)
 			forecast[h] += (in.RuntimeFidelity + in.TaskEffectiveness) / 200
 		}
@@ -520,7 +531,11 @@ func (d *design) inputs() *report.SubsetInputs {
 			in.MinPi = d.target / float64(d.n)
 		}
 	case PolicyStratified:
-		in.HowChosen = fmt.Sprintf("a seeded simple random sample in each of %d strata (light verdict x system), Neyman allocation from light's forecasts, at least %d per stratum", d.strata, StratifiedMinPerStratum)
+		by := "system"
+		if len(d.by) > 0 {
+			by = strings.Join(d.by, " x ")
+		}
+		in.HowChosen = fmt.Sprintf("a seeded simple random sample in each of %d strata (light verdict x %s), Neyman allocation from light's forecasts, at least %d per stratum", d.strata, by, StratifiedMinPerStratum)
 	case PolicyCluster:
 		in.HowChosen = d.clusterHowChosen()
 	case PolicyGiven:

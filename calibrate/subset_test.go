@@ -1,11 +1,13 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/sampler"
 )
 
 func insp(v string, rf, te float64) inspection.Inspection {
@@ -50,8 +52,8 @@ func TestUncertaintyFromRepeats(t *testing.T) {
 // A panel of judges scoring 0 or 100 tells runs apart by its members'
 // vote split, abstentions left out; repeats of a panel pool their votes.
 func TestUncertaintyFromPanelVotes(t *testing.T) {
-	pass, fail, partial := runner.VerdictPass, runner.VerdictFail, runner.VerdictPartial
-	panel := func(v string, votes ...string) runner.Inspection {
+	pass, fail, partial := inspection.VerdictPass, inspection.VerdictFail, inspection.VerdictPartial
+	panel := func(v string, votes ...string) inspection.Inspection {
 		in := insp(v, 100, 100)
 		if v == fail {
 			in = insp(v, 0, 0)
@@ -61,19 +63,19 @@ func TestUncertaintyFromPanelVotes(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		reps []runner.Inspection
+		reps []inspection.Inspection
 		want float64
 	}{
-		{"unanimous", []runner.Inspection{panel(pass, pass, pass, pass)}, 0},
+		{"unanimous", []inspection.Inspection{panel(pass, pass, pass, pass)}, 0},
 		// 2:1 of 3: (1 - 2/3)/(1 - 1/3) = 0.5.
-		{"2:1", []runner.Inspection{panel(pass, pass, fail, pass)}, 0.5},
+		{"2:1", []inspection.Inspection{panel(pass, pass, fail, pass)}, 0.5},
 		// An abstention is no vote: 1:1 of 2 is an even split.
-		{"1:1 and an abstention", []runner.Inspection{panel(fail, pass, "abstained", fail)}, 1},
+		{"1:1 and an abstention", []inspection.Inspection{panel(fail, pass, "abstained", fail)}, 1},
 		// Three verdicts 2:1:1 of 4: (1 - 2/4)/(1 - 1/4) = 2/3.
-		{"2:1:1", []runner.Inspection{panel(fail, fail, pass, fail, partial)}, 2.0 / 3},
+		{"2:1:1", []inspection.Inspection{panel(fail, fail, pass, fail, partial)}, 2.0 / 3},
 		// Two repeats of a 3-member panel: 5:1 of 6: (1/6)/(5/6) = 0.2.
-		{"repeats pool votes", []runner.Inspection{panel(pass, pass, pass, pass), panel(pass, pass, fail, pass)}, 0.2},
-		{"one vote is not a split", []runner.Inspection{panel(pass, pass, "abstained")}, 0},
+		{"repeats pool votes", []inspection.Inspection{panel(pass, pass, pass, pass), panel(pass, pass, fail, pass)}, 0.2},
+		{"one vote is not a split", []inspection.Inspection{panel(pass, pass, "abstained")}, 0},
 	}
 	for _, c := range cases {
 		if got := uncertainty(c.reps); math.Abs(got-c.want) > 1e-12 {
@@ -181,5 +183,54 @@ func TestStratifiedDeepSubset(t *testing.T) {
 	}
 	if len(strata) > 1 && e.PassRate.StratPPI.Reason != "" && !strings.HasPrefix(e.PassRate.StratPPI.Reason, "interval undefined") {
 		t.Errorf("stratified PPI++: %q", e.PassRate.StratPPI.Reason)
+	}
+}
+
+// With run --by, the stratified policy's strata are light verdict x the
+// fields' values (here a metadata field splitting the runs in two, and
+// the system left out): pi is equal within each such stratum, the inputs
+// name the field, and the estimate's stratified PPI++ uses the same
+// strata (it would find pi differing within light verdict x system).
+func TestStratifiedDeepSubsetByField(t *testing.T) {
+	runs, err := sampler.Discover([]string{corpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := map[string]string{}
+	for i := range runs {
+		runs[i].Metadata = inspection.Metadata{"half": []string{"a", "b"}[i%2]}
+		half[runs[i].ID] = runs[i].Metadata["half"]
+	}
+	cfg := builtinConfig()
+	cfg.Paths, cfg.Runs, cfg.By = nil, runs, []string{"half"}
+	cfg.Subset = Subset{Fraction: 0.5, Policy: PolicyStratified, Seed: 5}
+	rep := mustRun(t, cfg)
+	verdict := map[string]string{}
+	for _, c := range rep.Comparisons {
+		verdict[c.RunID] = c.LightVerdict
+	}
+	for _, l := range rep.LightOnly {
+		verdict[l.RunID] = l.LightVerdict
+	}
+	pis := map[string]map[float64]bool{}
+	for _, in := range rep.Inclusion {
+		h := verdict[in.RunID] + " / " + half[in.RunID]
+		if pis[h] == nil {
+			pis[h] = map[float64]bool{}
+		}
+		pis[h][*in.Pi] = true
+	}
+	for h, p := range pis {
+		if len(p) != 1 {
+			t.Errorf("stratum %s: pi %v", h, p)
+		}
+	}
+	if d := rep.Inputs.DeepSubset; d == nil || !strings.Contains(d.HowChosen, "(light verdict x half)") ||
+		!strings.Contains(d.HowChosen, fmt.Sprintf("each of %d strata", len(pis))) {
+		t.Errorf("inputs %+v, %d strata", rep.Inputs.DeepSubset, len(pis))
+	}
+	sp := rep.Estimate.PassRate.StratPPI
+	if sp == nil || strings.HasPrefix(sp.Reason, "not valid") {
+		t.Errorf("stratified PPI++ by half: %+v", sp)
 	}
 }

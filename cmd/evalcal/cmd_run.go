@@ -172,7 +172,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare with (adds a trend section)")
 	fs.IntVar(&o.DeepSample, "deep-sample", 0, "inspect only `N` runs at depth deep (a seeded subset); light inspects every run")
 	fs.Float64Var(&o.DeepFraction, "deep-fraction", 0, "inspect this `FRACTION` (0 < F <= 1) of the runs at depth deep")
-	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure), stratified (by light verdict x system, Neyman allocation) or cluster (whole clusters of --cluster)")
+	fs.StringVar(&o.DeepPolicy, "deep-policy", "uniform", "`POLICY` of the deep subset: uniform, uncertain (more deep where light is least sure), stratified (by light verdict x system or the --by fields, Neyman allocation) or cluster (whole clusters of --cluster)")
 	fs.StringVar(&o.Cluster, "cluster", "", "cluster the runs by `FIELD` (system, or a metadata field such as task): the clustered agreement interval, the trust verdict and the estimates use it")
 	fs.StringArrayVar(&o.Families, "family", nil, "`SYSTEM=FAMILY` model family of a system's runs, for the bias section's same-family flag (repeatable)")
 	fs.StringVar(&o.JudgeFamily, "judge-family", "", "model `FAMILY` of the light judge (default: from an openai:/anthropic: model name)")

@@ -80,8 +80,9 @@ type estimateRun struct {
 	deepTE    float64
 	pi        float64
 	piKnown   bool
-	// stratum is light's verdict and the run's system: the strata of
-	// stratified PPI++ and of the stratified deep policy.
+	// stratum is light's verdict and the run's system (or the values of
+	// Input.StrataBy): the strata of stratified PPI++ and of the
+	// stratified deep policy.
 	stratum string
 	// cluster is the run's cluster (clusterOf).
 	cluster string
@@ -102,14 +103,14 @@ func estimate(in Input) Estimate {
 	runs := make([]estimateRun, 0, len(in.Comparisons)+len(in.LightOnly))
 	for _, c := range in.Comparisons {
 		p, y := LightForecast(c)
-		r := estimateRun{id: c.RunID, cluster: clusterOf(in, c.RunID, c.System), stratum: StratumOf(c.LightVerdict, c.System), lightPass: c.LightVerdict == inspection.VerdictPass, f: p,
+		r := estimateRun{id: c.RunID, cluster: clusterOf(in, c.RunID, c.System), stratum: StratumKey(c.LightVerdict, c.System, c.Metadata, in.StrataBy), lightPass: c.LightVerdict == inspection.VerdictPass, f: p,
 			lightRF: c.Light.RuntimeFidelity, lightTE: c.Light.TaskEffectiveness, labelled: true,
 			deepPass: float64(y), deepRF: c.Deep.RuntimeFidelity, deepTE: c.Deep.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[c.RunID]
 		runs = append(runs, r)
 	}
 	for _, l := range in.LightOnly {
-		r := estimateRun{id: l.RunID, cluster: clusterOf(in, l.RunID, l.System), stratum: StratumOf(l.LightVerdict, l.System), lightPass: l.LightVerdict == inspection.VerdictPass,
+		r := estimateRun{id: l.RunID, cluster: clusterOf(in, l.RunID, l.System), stratum: StratumKey(l.LightVerdict, l.System, l.Metadata, in.StrataBy), lightPass: l.LightVerdict == inspection.VerdictPass,
 			f: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200, lightRF: l.Light.RuntimeFidelity, lightTE: l.Light.TaskEffectiveness}
 		r.pi, r.piKnown = in.Pi[l.RunID]
 		runs = append(runs, r)
@@ -351,6 +352,26 @@ func estimateSet(runs []estimateRun, y, f func(estimateRun) float64, rate, unifo
 // StratumOf is the stratum of a run with light verdict v and system sys:
 // "v / sys".
 func StratumOf(v, sys string) string { return v + " / " + sys }
+
+// StratumKey is the stratum of a run with light verdict v, system and
+// metadata md when the strata are light verdict x the fields by (run
+// --by with --deep-policy stratified; inspection.Field: "system" is the
+// run's system): "v / x, y" with the fields' values in order, "(none)"
+// for a field the run lacks. With no field it is StratumOf(v, system).
+func StratumKey(v, system string, md inspection.Metadata, by []string) string {
+	if len(by) == 0 {
+		return StratumOf(v, system)
+	}
+	vals := make([]string, len(by))
+	for i, f := range by {
+		x, ok := inspection.Field(system, md, f)
+		if !ok {
+			x = "(none)"
+		}
+		vals[i] = x
+	}
+	return StratumOf(v, strings.Join(vals, ", "))
+}
 
 // stratifiedValid says why stratified PPI++ is not valid for the design,
 // or "": it needs a simple random sample within each stratum, which a

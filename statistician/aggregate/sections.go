@@ -241,4 +241,8 @@ type Input struct {
 	ClusterField  string
 	Clusters      map[string]string
 	WholeClusters bool
+	// StrataBy are the fields whose values with light's verdict make the
+	// strata of stratified PPI++ (StratumKey); nil: light verdict x
+	// system.
+	StrataBy []string
 }
