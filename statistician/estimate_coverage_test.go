@@ -429,16 +429,17 @@ func coverageTable(rows []coverageRow) string {
 	return b.String()
 }
 
-// TestEstimatorCoverage checks the 95% intervals of the classical, PPI++
-// and IPW estimators by simulation: on 2,000 datasets of 5,000 runs per
-// setting (10,000 for a setting rechecked, see coverageRecheck) each must
+// TestEstimatorCoverage checks the 95% intervals of the classical, PPI++,
+// IPW and stratified PPI++ estimators by simulation: on 2,000 datasets of
+// 5,000 runs per setting (10,000 for a setting rechecked, see
+// coverageRecheck) each must
 // cover the truth 93.5-96.5% of the time (an undefined interval counts as
 // a miss), and PPI++ must be no wider than classical on average. Rogan-Gladen's bootstrap interval is reported; it must
 // cover at least 90% where it is reported on most datasets (see the
 // table in the log: `go test -run TestEstimatorCoverage -v`).
 func TestEstimatorCoverage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("coverage simulation: about 30 s on 2 idle cores; run without -short")
+		t.Skip("coverage simulation: about 2 minutes on 2 idle cores (13 under load); run without -short")
 	}
 	if raceEnabled {
 		// The race detector makes the full run take minutes; exercise the
