@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
@@ -74,7 +74,7 @@ func TestRealDataCoverageOfRuns(t *testing.T) {
 	runs := loadSummeval(t)
 	var truth [3]float64 // pass rate, mean runtime_fidelity, mean task_effectiveness
 	for _, r := range runs {
-		if r.deepVerdict == runner.VerdictPass {
+		if r.deepVerdict == inspection.VerdictPass {
 			truth[0]++
 		}
 		truth[1] += r.deep[0]
@@ -132,7 +132,7 @@ func realCoverage(runs []realRun, truth [3]float64, d realDesign, seed uint64) (
 	}
 	lightFail := 0
 	for _, r := range runs {
-		if r.lightVerdict != runner.VerdictPass {
+		if r.lightVerdict != inspection.VerdictPass {
 			lightFail++
 		}
 	}
@@ -155,7 +155,7 @@ func realCoverage(runs []realRun, truth [3]float64, d realDesign, seed uint64) (
 		} else {
 			for i, r := range runs {
 				pi[i] = c
-				if r.lightVerdict != runner.VerdictPass {
+				if r.lightVerdict != inspection.VerdictPass {
 					pi[i] = 2 * c
 				}
 				labelled[i] = rng.Float64() < pi[i]
