@@ -86,6 +86,12 @@ type Config struct {
 	// policy applied (deep only on the runs below its threshold; Subset
 	// must then be empty).
 	Escalation *report.EscalationInputs
+	// Pairwise, when set, asks the light judge about pairs of runs
+	// (run --pairwise): the report's position section (position.go).
+	Pairwise *Pairwise
+	// Perturb lists perturbation tests of the light judge (run --perturb,
+	// perturbation.go).
+	Perturb []Perturbation
 	// Notify, when not nil, receives notices that are not part of the
 	// report (how many runs were described again, cache problems).
 	Notify func(string)
@@ -187,6 +193,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	if cfg.Judges != nil {
 		cfg.Judges(&rep.Inputs.Light, &rep.Inputs.Deep)
+	}
+	if err := sideTests(ctx, cfg, runs, res, rep); err != nil {
+		return rep, err
 	}
 	cfg.Finish.apply(rep)
 	return rep, runErr

@@ -70,6 +70,12 @@ type Report struct {
 	// a guaranteed agreement (run --target-agreement, --escalate); absent
 	// otherwise.
 	Escalation *Escalation `yaml:"escalation,omitempty" json:"escalation,omitempty"`
+	// Position is the pairwise judge's position section (run --pairwise);
+	// absent otherwise.
+	Position *Position `yaml:"position,omitempty" json:"position,omitempty"`
+	// Perturbations are the light judge's perturbation tests (run
+	// --perturb); absent otherwise.
+	Perturbations []Perturbation `yaml:"perturbations,omitempty" json:"perturbations,omitempty"`
 	// Cost is what each side's inspections cost.
 	Cost            Cost                     `yaml:"cost" json:"cost"`
 	Recommendations []advisor.Recommendation `yaml:"recommendations" json:"recommendations"`

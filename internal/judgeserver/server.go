@@ -15,6 +15,12 @@
 // Faults are chosen per request by suffixes on the model name
 // ("judge-mini+429", "judge-large+truncated*1+nousage") or for every
 // request by Options.Faults with a rate; see Fault.
+//
+// A pairwise message (programs/llm's pairwise layout: two runs, A shown
+// first) is answered with {"winner": "A" | "B" | "tie", "reason"}: the run
+// of the higher score sum wins, except that a share Options.FirstSlot of
+// the requests (or "first=S" as a model-name suffix) answers A whatever the
+// runs are, a planted position bias.
 package judgeserver
 
 import (
@@ -113,6 +119,10 @@ type Options struct {
 	TextOnly bool
 	// Faults apply to every request.
 	Faults []Fault
+	// FirstSlot is the share (0..1) of pairwise requests answered with the
+	// run shown first whatever the runs are (a planted position bias); a
+	// model-name suffix "first=S" sets it per request.
+	FirstSlot float64
 	// Now is the clock of Retry-After dates (default time.Now).
 	Now func() time.Time
 }
@@ -142,6 +152,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if !(opts.FirstSlot >= 0 && opts.FirstSlot <= 1) {
+		return nil, fmt.Errorf("judgeserver: first-slot share %v outside [0, 1]", opts.FirstSlot)
 	}
 	for _, f := range opts.Faults {
 		if !slices.Contains(FaultKinds, f.Kind) || (f.First == 0 && !(f.Rate > 0 && f.Rate <= 1)) || f.First < 0 {
@@ -182,6 +195,7 @@ type call struct {
 	key         string
 	model       string // without fault suffixes
 	faults      []Fault
+	firstSlot   *float64 // the "first=S" suffix
 	system      string
 	user        string // the first user message: the run
 	allText     int    // bytes of every message and schema
@@ -246,8 +260,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 		return // the client went away
 	}
 
-	v := parseRunMessage(c.user)
-	ans := inspect(c.model, v, salt(c.model, c.user))
+	var ans map[string]any
+	if pv, ok := parsePairMessage(c.user); ok {
+		share := s.opts.FirstSlot
+		if c.firstSlot != nil {
+			share = *c.firstSlot
+		}
+		ans = judgePair(c.model, pv, conv, share)
+	} else {
+		ans = inspect(c.model, parseRunMessage(c.user), salt(c.model, c.user))
+	}
 	text, stop := answerText(c, ans, hit)
 	usage := usageOf(c, text, cached)
 	if hit[FaultNoUsage] {
@@ -381,6 +403,13 @@ func parseCall(a api, h http.Header, body []byte) (call, error) {
 	parts := strings.Split(req.Model, "+")
 	c.model = parts[0]
 	for _, p := range parts[1:] {
+		if share, ok, err := ParseFirstSlot(p); ok {
+			if err != nil {
+				return call{}, err
+			}
+			c.firstSlot = &share
+			continue
+		}
 		f, err := ParseFault(p)
 		if err != nil {
 			return call{}, err

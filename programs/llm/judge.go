@@ -149,7 +149,7 @@ func (j *Judge) send(ctx context.Context, req request) (answer, error) {
 			t := j.temperature
 			req.temperature = &t
 		}
-		req.structured = !j.textOnly.Load()
+		req.structured = !j.textOnly.Load() && !req.plain
 		ans, err := j.client.complete(ctx, req)
 		var pe *providerError
 		if !errors.As(err, &pe) || !pe.badRequest() {

@@ -27,6 +27,9 @@ type request struct {
 	// structured asks for structured output (response_format json_schema
 	// or a forced tool); false asks for a JSON object in plain text.
 	structured bool
+	// plain keeps structured off whatever the judge learnt (a pairwise
+	// request: its answer is not an inspection).
+	plain bool
 }
 
 // repairTurn is the earlier answer and what was wrong with it.
