@@ -138,6 +138,9 @@ type Inspector struct {
 	command string
 	args    []string
 	procs   *launcher
+	// env are variables set for every call besides the call's own
+	// (WithEnv); they are part of the identity.
+	env []string
 }
 
 // New parses command. An empty command, one that does not split (an
@@ -163,7 +166,11 @@ func New(command string) (*Inspector, error) {
 // version in the command (e.g. an argument) when results change.
 func (in *Inspector) Identity() string {
 	sum := sha256.Sum256([]byte(in.command))
-	return "exec:" + hex.EncodeToString(sum[:8])
+	id := "exec:" + hex.EncodeToString(sum[:8])
+	if len(in.env) > 0 {
+		id += envIdentity(in.env)
+	}
+	return id
 }
 
 // Inspect runs the command for run at depth and parses its stdout.
@@ -218,6 +225,7 @@ func (in *Inspector) Inspect(ctx context.Context, run inspection.Run, depth insp
 	stdout := &limitedBuffer{max: MaxStdout, onOverflow: func() { cancel(errStdoutTooLong) }}
 	env := callEnv(os.Environ(),
 		"EVALCAL_RUN="+dir, "EVALCAL_RUN_ID="+run.ID, "EVALCAL_DEPTH="+string(depth), "EVALCAL_REPEAT="+repeat)
+	env = callEnv(env, in.env...)
 	res, err := in.procs.spawn(callCtx, spawnSpec{prog: prog, argv: argv, env: env, stdout: stdout, stderr: stderr})
 	var se *startError
 	switch {

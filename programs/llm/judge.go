@@ -33,12 +33,18 @@ const maxEvidenceBytes = 1000
 // bytes) are permanent; a failure after a billed answer carries that
 // usage (inspection.WithUsage).
 func (j *Judge) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
+	return j.inspect(ctx, run, depth, nil)
+}
+
+// inspect is Inspect with the run's files in the order shuffle leaves
+// them (nil: path order; see ShuffledFiles).
+func (j *Judge) inspect(ctx context.Context, run inspection.Run, depth inspection.Depth, shuffle func([]*entry)) (inspection.Inspection, error) {
 	name := j.Name()
 	system, ok := j.system[depth]
 	if !ok {
 		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("%s: inspect %s: unknown depth %q", name, run.ID, depth))
 	}
-	packed, err := Pack(ctx, run, depth, j.budget)
+	packed, err := pack(ctx, run, depth, j.budget, shuffle)
 	if err != nil {
 		if ctx.Err() != nil {
 			return inspection.Inspection{}, fmt.Errorf("%s: inspect %s: %w", name, run.ID, err)

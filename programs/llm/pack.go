@@ -196,6 +196,12 @@ func frame(rel string) int64 { return 2*int64(len(rel)) + fileFrameBytes }
 // directory is an error; an unreadable file inside it is listed as such.
 // Pack honours ctx between files.
 func Pack(ctx context.Context, run inspection.Run, depth inspection.Depth, budget int64) (Packed, error) {
+	return pack(ctx, run, depth, budget, nil)
+}
+
+// pack is Pack with the walked entries reordered by shuffle (when not
+// nil) before packing: the listing and the contents follow its order.
+func pack(ctx context.Context, run inspection.Run, depth inspection.Depth, budget int64, shuffle func([]*entry)) (Packed, error) {
 	if run.Path == "" {
 		return Packed{}, fmt.Errorf("run %s has no directory", run.ID)
 	}
@@ -209,6 +215,9 @@ func Pack(ctx context.Context, run inspection.Run, depth inspection.Depth, budge
 	entries, walkCut, err := walkRunDir(ctx, run.Path, depth)
 	if err != nil {
 		return Packed{}, err
+	}
+	if shuffle != nil {
+		shuffle(entries)
 	}
 	budgetBytes := budget * 4
 	var p Packed

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // The slots a pairwise answer names: the run shown first, the run shown
@@ -51,50 +50,50 @@ func (j *Judge) PairIdentity() string {
 // packed, a refusal and an answer that names no winner are permanent
 // errors (no repair request is sent: the call is recorded as failed and
 // the others go on); provider errors are classified as for Inspect.
-// A failure after a billed answer carries that usage (runner.WithUsage).
-func (j *Judge) JudgePair(ctx context.Context, first, second sampler.Run) (string, runner.Cost, error) {
+// A failure after a billed answer carries that usage (inspection.WithUsage).
+func (j *Judge) JudgePair(ctx context.Context, first, second inspection.Run) (string, inspection.Cost, error) {
 	name := j.Name()
 	msg, err := pairMessage(ctx, first, second, j.budget)
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", runner.Cost{}, fmt.Errorf("%s: compare %s and %s: %w", name, first.ID, second.ID, err)
+			return "", inspection.Cost{}, fmt.Errorf("%s: compare %s and %s: %w", name, first.ID, second.ID, err)
 		}
-		return "", runner.Cost{}, runner.Permanent(fmt.Errorf("%s: pack the pair %s, %s: %w", name, first.ID, second.ID, err))
+		return "", inspection.Cost{}, inspection.Permanent(fmt.Errorf("%s: pack the pair %s, %s: %w", name, first.ID, second.ID, err))
 	}
 	start := time.Now()
 	req := request{model: j.model, system: builtinPairwisePrompt, user: msg, maxTokens: j.maxOutput, plain: true}
 	if j.seed != nil {
-		s := *j.seed + int64(runner.RepeatOf(ctx))
+		s := *j.seed + int64(inspection.RepeatOf(ctx))
 		req.seed = &s
 	}
 	ans, err := j.send(ctx, req)
-	usage := runner.Usage{Model: j.model}
+	usage := inspection.Usage{Model: j.model}
 	if ans.badUsage != "" {
 		in, out := j.MaxCallTokens()
-		u := runner.Usage{Model: j.model, Calls: 1, Input: in, Output: out, Missing: true}
-		return "", runner.Cost{}, runner.WithUsage(runner.Permanent(fmt.Errorf("%s: the answer for the pair %s, %s reports impossible usage (%s); the call is booked at its bound",
+		u := inspection.Usage{Model: j.model, Calls: 1, Input: in, Output: out, Missing: true}
+		return "", inspection.Cost{}, inspection.WithUsage(inspection.Permanent(fmt.Errorf("%s: the answer for the pair %s, %s reports impossible usage (%s); the call is booked at its bound",
 			name, first.ID, second.ID, j.redact(ans.badUsage))), u)
 	}
 	usage = usage.Add(ans.usage)
-	fail := func(err error) (string, runner.Cost, error) {
+	fail := func(err error) (string, inspection.Cost, error) {
 		if usage.Calls > 0 {
-			err = runner.WithUsage(err, usage)
+			err = inspection.WithUsage(err, usage)
 		}
-		return "", runner.Cost{}, err
+		return "", inspection.Cost{}, err
 	}
 	if err != nil {
 		return fail(j.classify(err))
 	}
 	if ans.refused {
-		return fail(runner.Permanent(fmt.Errorf("%s: the model refused to compare %s and %s: %s",
+		return fail(inspection.Permanent(fmt.Errorf("%s: the model refused to compare %s and %s: %s",
 			name, first.ID, second.ID, j.redact(clip(ans.refusal, maxRawBytes)))))
 	}
 	slot, perr := ParsePairAnswer(ans.text)
 	if perr != nil {
-		return fail(runner.Permanent(fmt.Errorf("%s: the answer comparing %s (shown first) and %s names no winner: %s; raw answer: %q",
+		return fail(inspection.Permanent(fmt.Errorf("%s: the answer comparing %s (shown first) and %s names no winner: %s; raw answer: %q",
 			name, first.ID, second.ID, problemText(perr, ans), j.redact(clip(ans.text, maxRawBytes)))))
 	}
-	return slot, runner.Cost{Seconds: time.Since(start).Seconds(), Tokens: usage.Input + usage.Output, Usage: &usage}, nil
+	return slot, inspection.Cost{Seconds: time.Since(start).Seconds(), Tokens: usage.Input + usage.Output, Usage: &usage}, nil
 }
 
 // pairMessage is the user message of a pairwise judgement: a header line
@@ -102,12 +101,12 @@ func (j *Judge) JudgePair(ctx context.Context, first, second sampler.Run) (strin
 // deep, half the budget each) between separator lines that end with the
 // tag. The tag is the first 16 hex digits of the SHA-256 of the two run
 // messages, so a run's file cannot forge a separator.
-func pairMessage(ctx context.Context, first, second sampler.Run, budget int64) (string, error) {
-	pa, err := Pack(ctx, first, runner.Deep, budget/2)
+func pairMessage(ctx context.Context, first, second inspection.Run, budget int64) (string, error) {
+	pa, err := Pack(ctx, first, inspection.Deep, budget/2)
 	if err != nil {
 		return "", err
 	}
-	pb, err := Pack(ctx, second, runner.Deep, budget/2)
+	pb, err := Pack(ctx, second, inspection.Deep, budget/2)
 	if err != nil {
 		return "", err
 	}
