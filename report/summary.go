@@ -37,6 +37,7 @@ func Summarize(r *Report) {
 		why = append([]string{clustered}, why...)
 	}
 	trust, why = capSameFamily(r, trust, why)
+	trust, why = positionCap(r, trust, why)
 	if line := directionWhy(r); line != "" {
 		why = append(why, line)
 	}

@@ -71,6 +71,8 @@ type runOptions struct {
 
 	// Trust or escalate (issue 24): cmd_run_escalation.go.
 	Escalation escalationFlags
+	// Pairwise and perturbation tests (issue 25): cmd_run_position.go.
+	Position positionFlags
 
 	// LLM judges and cost (issue 8).
 	LLM          llmOptions
@@ -185,6 +187,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.MaxCost, "max-cost", 0, "budget in `USD` over both sides: no call starts whose reservation (its bound, then 1.5x what finished calls like it cost) could exceed it; exit 4 when it stopped calls")
 	fs.DurationVar(&o.MaxRetryWait, "max-retry-wait", runner.DefaultMaxRetryWait, "longest `DURATION` a server may ask to wait (Retry-After) before a call is failed instead")
 	o.Escalation.addFlags(fs)
+	o.Position.addFlags(fs)
 	o.Output.addFlags(fs, "report", "yaml", reportFormats)
 }
 
@@ -261,6 +264,9 @@ func (o *runOptions) validate() error {
 	if err := o.Escalation.validate(o); err != nil {
 		return err
 	}
+	if err := o.Position.validate(o); err != nil {
+		return err
+	}
 	if err := o.LLM.validate(); err != nil {
 		return err
 	}
@@ -280,6 +286,7 @@ func (o *runOptions) validate() error {
 		o.shardIndex, o.shardCount, o.shardSource = i, n, source
 	}
 	inputs := []string{o.Baseline, o.PriceFile, o.LLM.LightPrompt, o.LLM.DeepPrompt, o.Escalation.Escalate}
+	inputs = append(inputs, o.Position.inputs()...)
 	for _, spec := range []string{o.Light, o.Deep} {
 		if path := specFile(spec); path != "" {
 			inputs = append(inputs, path)
@@ -329,6 +336,9 @@ func runRun(ctx context.Context, o *runOptions) error {
 		Finish: calibrate.Finish{Baseline: baseline, Gates: gs},
 		Judges: func(light, deep *report.Side) { describeSides(light, deep, s.light, s.deep) },
 		Notify: func(msg string) { fmt.Fprintf(stderr, "evalcal: %s\n", msg) },
+	}
+	if err := o.Position.configure(ctx, o, &s, &cfg); err != nil {
+		return err
 	}
 	if cfg.Escalation, err = o.Escalation.inputs(); err != nil {
 		return inputError(err)

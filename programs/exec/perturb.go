@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"runtime"
 	"strings"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // WithEnv returns an inspector running in's command with vars
@@ -14,7 +16,7 @@ import (
 // "Perturbation tests"). Its identity is in's with "+env:" and the first
 // 16 hex digits of the SHA-256 of vars, so its calls are cached apart. It
 // has a reaper of its own (Close it too).
-func (in *Inspector) WithEnv(vars ...string) *Inspector {
+func (in *Inspector) WithEnv(vars ...string) inspection.Inspector {
 	out := &Inspector{command: in.command, args: in.args, procs: newLauncher(),
 		env: append(append([]string(nil), in.env...), vars...)}
 	runtime.AddCleanup(out, (*launcher).release, out.procs)
