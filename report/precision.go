@@ -126,6 +126,15 @@ var precisionRules = []precisionRule{
 	{"cost.*.seconds", Exact},
 	{"cost.*.price.*", Exact},
 	{"cost.budget_usd", Exact},
+	// The same for the pairwise calls of each order and a perturbation's
+	// calls: position.cost_by_order[].{usd,seconds,price.*},
+	// perturbations[].cost.{usd,seconds,price.*}.
+	{"cost_by_order.usd", Exact},
+	{"cost_by_order.seconds", Exact},
+	{"cost_by_order.price.*", Exact},
+	{"perturbations.cost.usd", Exact},
+	{"perturbations.cost.seconds", Exact},
+	{"perturbations.cost.price.*", Exact},
 	// The sample's composition describes the runs: sizes in bytes and
 	// service counts (floats only because of the median) are data, not
 	// estimates: sample.composition.{size_bytes,services_declared}.{min,median,max}.
