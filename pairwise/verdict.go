@@ -27,14 +27,14 @@ const (
 // Verdict is one pairwise judgement: Judge preferred Winner of the pair
 // PairID (runs RunA and RunB) when shown them in Order.
 type Verdict struct {
-	PairID string `json:"pair_id"`
-	RunA   string `json:"run_a"`
-	RunB   string `json:"run_b"`
-	Winner string `json:"winner"`
-	Order  string `json:"order"`
+	PairID string `yaml:"pair_id" json:"pair_id"`
+	RunA   string `yaml:"run_a" json:"run_a"`
+	RunB   string `yaml:"run_b" json:"run_b"`
+	Winner string `yaml:"winner" json:"winner"`
+	Order  string `yaml:"order" json:"order"`
 	// Judge names the judge; "" when the file does not say (the caller
 	// then names it).
-	Judge string `json:"judge,omitempty"`
+	Judge string `yaml:"judge,omitempty" json:"judge,omitempty"`
 }
 
 // FirstSlotWon reports whether the run shown first won; false for a tie.

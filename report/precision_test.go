@@ -246,7 +246,7 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 		},
 		PValue: {"score_correlation.{runtime_fidelity,task_effectiveness}.p", "leniency.mcnemar_p", "recommendations.test.p",
 			"slices.slices.leniency.mcnemar_p", "slices.comparisons.{deep,light}.{p,p_holm}",
-			"bias.{score_gap,leniency}.coefficients.p", "bias.same_family.p"},
+			"bias.{score_gap,leniency}.coefficients.p", "bias.same_family.p", "position.judge.first_slot.p"},
 		Exact: {
 			"{comparisons,disagreements}.{light_scores,deep_scores}.{runtime_fidelity,task_effectiveness}",
 			"{comparisons,disagreements}.{runtime_fidelity_delta,task_effectiveness_delta}",
@@ -255,6 +255,8 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 			"sample.composition.{size_bytes,services_declared}.{min,median,max}",
 			"cost.{light,deep}.{usd,seconds,price.input,price.output,price.cached_input}",
 			"cost.budget_usd",
+			"position.cost_by_order.{usd,seconds,price.input,price.output,price.cached_input}",
+			"perturbations.cost.{usd,seconds,price.input,price.output,price.cached_input}",
 			"inclusion.pi",
 			"inputs.deep_subset.{expected,min_pi}",
 			"inputs.escalation.{target_agreement,risk,policy.threshold}",
