@@ -39,14 +39,16 @@ type rankCandidate struct{ name, spec string }
 
 // rankDropped are run's flags rank does not take: --light is rank's own
 // (repeatable NAME=SPEC), and the others judge or shape one calibration
-// report (gates, a baseline, the reliability bins; a shard, which only
+// report (gates, a baseline, the reliability bins, the pairwise and
+// perturbation tests; a shard, which only
 // merge could recombine) or make the deep subset
 // depend on the light side (--deep-policy uncertain), which would give
 // each candidate another deep subset.
 var rankDropped = map[string]bool{"inspector": true, "inspections": true, "light": true, "require": true,
 	"baseline": true, "bins": true, "by": true, "deep-policy": true, "shard": true,
 	"target-agreement": true, "risk": true, "confidence": true, "escalate": true,
-	"cluster": true, "family": true, "judge-family": true}
+	"cluster": true, "family": true, "judge-family": true,
+	"pairwise": true, "pairs": true, "orders": true, "perturb": true}
 
 // rankFormats are the formats of a ranking document.
 var rankFormats = []string{"yaml", "json", "markdown", "md", "html"}
