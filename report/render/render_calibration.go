@@ -95,6 +95,12 @@ func calibrationPage(r *report.Report, plots bool) page {
 	if r.Escalation != nil {
 		p.Sections = append(p.Sections, escalationPageSection(*r.Escalation, plots))
 	}
+	if r.Position != nil {
+		p.Sections = append(p.Sections, positionPageSection(*r.Position))
+	}
+	if len(r.Perturbations) > 0 {
+		p.Sections = append(p.Sections, perturbationPageSection(r.Perturbations))
+	}
 	p.Sections = append(p.Sections, costSection(r.Cost), warningSection(r.Warnings))
 	// The per-run listings.
 	p.Sections = append(p.Sections, disagreementSection(r, !plots))
