@@ -317,7 +317,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
+	defer func() { s.Close() }() // s as it ends: configure may add closers
 	opts, err := o.runnerOptions(s)
 	if err != nil {
 		return err

@@ -277,3 +277,46 @@ func TestRunPairwiseFlagErrors(t *testing.T) {
 		t.Errorf("builtin light: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRunPerturbAnLLMJudgeThroughTheJudgeServer: both perturbations of an
+// LLM judge reach the bundled judge server as calls of their own (one a
+// run each, besides the two repeats), under identities of their own; the
+// server scores a run whatever the order of its files and ignores the
+// system prompt, so nothing flips and the trust verdict is not capped.
+func TestRunPerturbAnLLMJudgeThroughTheJudgeServer(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	s := judgeServer(t, judgeserver.Options{})
+	rubric := filepath.Join(t.TempDir(), "alt.tmpl")
+	if err := os.WriteFile(rubric, []byte("You are the light inspector; answer with the inspection JSON.\nDepth: {{.Depth}}\n{{.Schema}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := runBinary(t, binOptions{}, "run", "--no-cache", "--quiet", "--repeat", "2", "--light", "openai:judge-mini", "--deep", "builtin",
+		"--perturb", "order", "--perturb", "rubric="+rubric, "--format", "json", "-o", out, "testdata/runs")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rep := readReport(t, out)
+	const runs = 46
+	if got := s.Requests(); got != 4*runs {
+		t.Errorf("%d requests, want %d (two repeats and one call per perturbation a run)", got, 4*runs)
+	}
+	if len(rep.Perturbations) != 2 {
+		t.Fatalf("perturbations %+v", rep.Perturbations)
+	}
+	light := rep.Inputs.Light.Identity
+	for _, p := range rep.Perturbations {
+		if p.Result == nil || p.Result.N != runs || p.Result.Excess != 0 || p.Result.Significant || len(p.Result.Flipped) != 0 || p.Cost.Calls != runs {
+			t.Errorf("%s: %+v %+v", p.Kind, p.Result, p.Cost)
+		}
+		if p.Identity == light {
+			t.Errorf("%s: the perturbed judge has the light identity", p.Kind)
+		}
+	}
+	if got := rep.Perturbations[0].Identity; got != light+"/perturb=order@1" {
+		t.Errorf("order identity %q", got)
+	}
+	if slices.ContainsFunc(rep.Summary.Why, func(w string) bool { return strings.Contains(w, "perturbation") }) {
+		t.Errorf("why %q", rep.Summary.Why)
+	}
+}

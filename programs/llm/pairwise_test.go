@@ -2,11 +2,14 @@ package llm
 
 import (
 	"context"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/evalcal/evalcal/internal/judgeserver"
 	"github.com/evalcal/evalcal/runner"
+	"github.com/evalcal/evalcal/sampler"
 )
 
 // TestParsePairAnswer reads the winner from the answers models write.
@@ -112,5 +115,57 @@ func TestJudgePairMalformedAnswerIsAPermanentFailure(t *testing.T) {
 	}
 	if n := f.srv.Requests(); n != 1 {
 		t.Errorf("%d requests, want 1 (no repair)", n)
+	}
+}
+
+// listingLine is a line of a run message's file listing.
+var listingLine = regexp.MustCompile(`^- (\S+) \d+$`)
+
+// TestShuffledFilesReordersTheListing: the order perturbation lists the
+// run's files in another order than path order, the same one for the same
+// seed, and its identity says so.
+func TestShuffledFilesReordersTheListing(t *testing.T) {
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		files["bindings/"+n+".md"] = "output " + n + "\n"
+	}
+	files["state.md"] = "1→ a ✓\n---end 2026-01-01T00:00:00Z\n"
+	files["program.prose"] = "agent a\n"
+	run := writeRun(t, files)
+	run.ContentHash = "0123"
+	listing := func(in interface {
+		Inspect(context.Context, sampler.Run, runner.Depth) (runner.Inspection, error)
+	}, f *fakeProvider) []string {
+		t.Helper()
+		if _, err := in.Inspect(context.Background(), run, runner.Deep); err != nil {
+			t.Fatal(err)
+		}
+		reqs := f.rec.all()
+		body := string(reqs[len(reqs)-1].body)
+		var paths []string
+		for _, line := range strings.Split(strings.ReplaceAll(body, `\n`, "\n"), "\n") {
+			if m := listingLine.FindStringSubmatch(line); m != nil {
+				paths = append(paths, m[1])
+			}
+		}
+		return paths
+	}
+	f := startServer(t, judgeserver.Options{})
+	j := f.judge(t, OpenAI, "judge-mini")
+	plain := listing(j, f)
+	one := listing(ShuffledFiles(j, 1), f)
+	again := listing(ShuffledFiles(j, 1), f)
+	other := listing(ShuffledFiles(j, 2), f)
+	if len(plain) != 10 || !slices.IsSorted(plain) {
+		t.Fatalf("plain listing %q", plain)
+	}
+	if slices.Equal(one, plain) || !slices.Equal(one, again) || slices.Equal(one, other) {
+		t.Errorf("listings: plain %q, seed 1 %q and %q, seed 2 %q", plain, one, again, other)
+	}
+	if sorted := slices.Sorted(slices.Values(one)); !slices.Equal(sorted, plain) {
+		t.Errorf("shuffled listing %q holds other files than %q", one, plain)
+	}
+	if id := ShuffledFiles(j, 1).Identity(); id != j.Identity()+"/perturb=order@1" {
+		t.Errorf("identity %q", id)
 	}
 }
