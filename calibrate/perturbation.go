@@ -74,12 +74,7 @@ func perturbationSection(ctx context.Context, cfg Config, p Perturbation, res ru
 	opts.DeepRuns, opts.SelectDeep = map[string]bool{}, nil
 	opts.Repeat, opts.Progress = 1, nil
 	if opts.MaxUSD > 0 {
-		opts.MaxUSD -= spentUSD(rep.Cost) + positionSpent(rep.Position)
-		for _, q := range rep.Perturbations {
-			if q.Cost.USD != nil {
-				opts.MaxUSD -= *q.Cost.USD
-			}
-		}
+		opts.MaxUSD -= rep.SpentUSD()
 		if opts.MaxUSD <= 0 {
 			sec.Reason = "not run: the --max-cost budget is spent"
 			rep.Cost.BudgetStopped = true
@@ -124,17 +119,4 @@ func perturbationSection(ctx context.Context, cfg Config, p Perturbation, res ru
 	}
 	sec.Result = &r
 	return sec, nil
-}
-
-// positionSpent is what the pairwise calls spent.
-func positionSpent(p *report.Position) float64 {
-	total := 0.0
-	if p != nil {
-		for _, c := range p.CostByOrder {
-			if c.USD != nil {
-				total += *c.USD
-			}
-		}
-	}
-	return total
 }

@@ -81,7 +81,7 @@ func positionSection(ctx context.Context, cfg Config, runs []sampler.Run, rep *r
 		sec.BadLines.Lines = []pairwise.BadLine{}
 	}
 	orders := []string{pairwise.OrderAB, pairwise.OrderBA}[:sec.Orders]
-	spent := spentUSD(rep.Cost)
+	spent := rep.SpentUSD()
 	for _, order := range orders {
 		res, err := judgeOrder(ctx, cfg, pairs, byID, order, spent)
 		var stop *runner.StopError
@@ -229,17 +229,6 @@ func deepPreference(pairs []pairwise.Pair, cs []comparator.Comparison) pairwise.
 		}
 	}
 	return deep
-}
-
-// spentUSD is what the report's two sides spent (unknown amounts as 0).
-func spentUSD(c report.Cost) float64 {
-	total := 0.0
-	for _, u := range []*float64{c.Light.USD, c.Deep.USD} {
-		if u != nil {
-			total += *u
-		}
-	}
-	return total
 }
 
 // pairInspector is the pair judge as the runner sees it: a pair run's

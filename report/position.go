@@ -76,3 +76,25 @@ type Perturbation struct {
 	// Cost is the perturbed calls' cost.
 	Cost SideCost `yaml:"cost" json:"cost"`
 }
+
+// SpentUSD is what the report's calls spent: both sides, the pairwise
+// calls of each order and the perturbation tests (unknown amounts as 0).
+func (r *Report) SpentUSD() float64 {
+	total := 0.0
+	add := func(u *float64) {
+		if u != nil {
+			total += *u
+		}
+	}
+	add(r.Cost.Light.USD)
+	add(r.Cost.Deep.USD)
+	if r.Position != nil {
+		for _, c := range r.Position.CostByOrder {
+			add(c.USD)
+		}
+	}
+	for _, p := range r.Perturbations {
+		add(p.Cost.USD)
+	}
+	return total
+}

@@ -33,7 +33,7 @@ func positionFixture(t *testing.T) *Report {
 		Judge:       pairwise.Analyse(vs, pairwise.Deep{"p1": "a", "p2": "tie"})[0],
 		CostByOrder: []PositionCost{{Order: "ab", SideCost: cost}, {Order: "ba", SideCost: cost}},
 		Verdicts:    vs, Failures: []PositionFailure{{PairID: "p3", Order: "ba", Reason: "names no winner"}},
-		BadLines:    pairwise.BadLines{Count: 1, Lines: []pairwise.BadLine{{File: "pairs.jsonl", Line: 4, Field: "run_b", Error: "missing"}}}}
+		BadLines: pairwise.BadLines{Count: 1, Lines: []pairwise.BadLine{{File: "pairs.jsonl", Line: 4, Field: "run_b", Error: "missing"}}}}
 	r.Perturbations = []Perturbation{
 		{Kind: PerturbOrder, Identity: "openai:m@x/perturb=order@1", Runs: 3, Cost: cost,
 			Result: &perturb.Result{N: 3, FlipRate: 2.0 / 3, NoiseRate: 1.0 / 3, Excess: 1.0 / 3, CI: statistician.Interval{Lower: -1.0 / 3, Upper: 1}, Flipped: []string{"r1", "r2"}}},

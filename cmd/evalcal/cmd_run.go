@@ -384,7 +384,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	return finishReport(ctx, rep, &o.Output, o.io, func() error {
 		if rep.Cost.BudgetStopped {
 			return budgetError(fmt.Errorf("run: the --max-cost budget of $%s stopped the calls (spent $%s); the report covers what was inspected",
-				strconv.FormatFloat(o.MaxCost, 'f', -1, 64), spentUSD(rep.Cost)))
+				strconv.FormatFloat(o.MaxCost, 'f', -1, 64), strconv.FormatFloat(rep.SpentUSD(), 'f', 4, 64)))
 		}
 		if len(rep.Comparisons) == 0 && !cascadeDecidedAll(rep) {
 			return fmt.Errorf("run: no run got both inspections (%d failures; see the report)", len(rep.Failures))
@@ -435,17 +435,6 @@ func (o *runOptions) runnerOptions(s sides) (runner.Options, error) {
 		opts.MaxUSD = o.MaxCost
 	}
 	return opts, nil
-}
-
-// spentUSD is what both sides spent, for a message.
-func spentUSD(c report.Cost) string {
-	total := 0.0
-	for _, u := range []*float64{c.Light.USD, c.Deep.USD} {
-		if u != nil {
-			total += *u
-		}
-	}
-	return strconv.FormatFloat(total, 'f', 4, 64)
 }
 
 // openCache opens the inspection cache in dir, or in the user cache

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -318,5 +319,39 @@ func TestRunPerturbAnLLMJudgeThroughTheJudgeServer(t *testing.T) {
 	}
 	if slices.ContainsFunc(rep.Summary.Why, func(w string) bool { return strings.Contains(w, "perturbation") }) {
 		t.Errorf("why %q", rep.Summary.Why)
+	}
+}
+
+// TestRunPairwiseKeepsTheBudget: --max-cost is one budget over the
+// pointwise and the pairwise calls: the pairwise calls it stops are
+// failures saying so, the run exits 4, and the spending it reports holds
+// the pairwise calls'.
+func TestRunPairwiseKeepsTheBudget(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	pairs, n := pairsFile(t, 10)
+	judgeServer(t, judgeserver.Options{})
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := runBinary(t, binOptions{}, "run", "--no-cache", "--quiet", "--light", "openai:judge-mini", "--deep", "builtin", "--price", "judge-mini=0.15/0.6",
+		"--max-cost", "0.045", "--pairwise", "--pairs", pairs, "--format", "json", "-o", out, "testdata/runs")
+	if r.code != 4 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rep := readReport(t, out)
+	p := rep.Position
+	if !rep.Cost.BudgetStopped || p == nil || len(p.Failures) == 0 || len(p.Verdicts)+len(p.Failures) != 2*n {
+		t.Fatalf("budget stopped %v, position %+v", rep.Cost.BudgetStopped, p)
+	}
+	if !strings.Contains(p.Failures[0].Reason, "--max-cost") {
+		t.Errorf("failure %+v", p.Failures[0])
+	}
+	pairwiseUSD := 0.0
+	for _, c := range p.CostByOrder {
+		pairwiseUSD += *c.USD
+	}
+	if pairwiseUSD <= 0 || rep.SpentUSD() > 0.045 {
+		t.Errorf("pairwise $%v, spent $%v of $0.045", pairwiseUSD, rep.SpentUSD())
+	}
+	if want := "(spent $" + strconv.FormatFloat(rep.SpentUSD(), 'f', 4, 64) + ")"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q: %s", want, r.stderr)
 	}
 }
