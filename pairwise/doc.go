@@ -17,6 +17,10 @@
 //     Summarization", which record both presentation orders (X.result and
 //     X_toggle.result) and both summaries' mean human scores (the deep side).
 //
+// ReadPairs reads the pairs file of evalcal run --pairs ({"pair_id",
+// "run_a", "run_b"} a line), the pairs an LLM judge is asked about in both
+// orders (calibrate's position section).
+//
 // Analyse computes the position statistics of README.md, "Position bias":
 // consistency across the two orders with its Wilson interval, the
 // first-slot win rate with an exact binomial p against 1/2, accuracy

@@ -27,6 +27,12 @@
 // an answer, the repair included, is in the Inspection's Cost.Usage, or
 // attached with inspection.WithUsage to the error.
 //
+// JudgePair (pairwise.go) asks which of two runs did the task better, for
+// evalcal run --pairwise: one plain-text request showing both runs, its
+// answer read by ParsePairAnswer; a malformed answer is a permanent
+// failure, without a repair request. ShuffledFiles (perturb.go) is the
+// judge under evalcal run --perturb order.
+//
 // The API key is never part of Identity, of an error, of an Inspection
 // or of anything printed: provider error bodies are summarised by this
 // package (the SDK error's text is never used), and every text that could
