@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/inspection"
@@ -80,7 +79,13 @@ func positionSection(ctx context.Context, cfg Config, runs []sampler.Run, rep *r
 	if sec.BadLines.Lines == nil {
 		sec.BadLines.Lines = []pairwise.BadLine{}
 	}
+	byPairRun := map[string]pairwise.Pair{}
 	orders := []string{pairwise.OrderAB, pairwise.OrderBA}[:sec.Orders]
+	for _, p := range pairs {
+		for _, order := range orders {
+			byPairRun[p.ID+"@"+order] = p
+		}
+	}
 	spent := rep.SpentUSD()
 	for _, order := range orders {
 		res, err := judgeOrder(ctx, cfg, pairs, byID, order, spent)
@@ -104,10 +109,10 @@ func positionSection(ctx context.Context, cfg Config, runs []sampler.Run, rep *r
 		}
 		sec.CostByOrder = append(sec.CostByOrder, c)
 		for _, l := range res.LightOnly {
-			sec.Verdicts = append(sec.Verdicts, pairVerdictOf(l.Light, pairOf(pairs, l.Run.ID), order, cfg.LightSpec))
+			sec.Verdicts = append(sec.Verdicts, pairVerdictOf(l.Light, byPairRun[l.Run.ID], order, cfg.LightSpec))
 		}
 		for _, f := range res.Failures {
-			sec.Failures = append(sec.Failures, report.PositionFailure{PairID: pairOf(pairs, f.RunID).ID, Order: order, Reason: f.Reason})
+			sec.Failures = append(sec.Failures, report.PositionFailure{PairID: byPairRun[f.RunID].ID, Order: order, Reason: f.Reason})
 		}
 		rep.Warnings = append(rep.Warnings, res.Warnings...)
 	}
@@ -173,17 +178,6 @@ func pairRun(p pairwise.Pair, a, b sampler.Run, order string) sampler.Run {
 	h := sha256.Sum256([]byte("pairwise\x00" + order + "\x00" + a.ContentHash + "\x00" + b.ContentHash))
 	return sampler.Run{ID: p.ID + "@" + order, System: a.System, Era: a.Era, Status: a.Status, Valid: true,
 		SizeBytes: a.SizeBytes + b.SizeBytes, Files: a.Files + b.Files, ContentHash: hex.EncodeToString(h[:])}
-}
-
-// pairOf finds the pair of a pair run's id.
-func pairOf(pairs []pairwise.Pair, runID string) pairwise.Pair {
-	id := runID[:max(strings.LastIndex(runID, "@"), 0)]
-	for _, p := range pairs {
-		if p.ID == id {
-			return p
-		}
-	}
-	return pairwise.Pair{ID: id}
 }
 
 // Winners as a pair run's inspection carries them: its verdict.
