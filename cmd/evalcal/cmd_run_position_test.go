@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -353,5 +354,27 @@ func TestRunPairwiseKeepsTheBudget(t *testing.T) {
 	}
 	if want := "(spent $" + strconv.FormatFloat(rep.SpentUSD(), 'f', 4, 64) + ")"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q: %s", want, r.stderr)
+	}
+}
+
+// TestRunPerturbIsTheSameWhateverJobs: the perturbation section (its
+// bootstrap interval included) is byte-identical at --jobs 1 and 4.
+func TestRunPerturbIsTheSameWhateverJobs(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	var reports [2][]byte
+	for i, jobs := range []string{"1", "4"} {
+		out := filepath.Join(t.TempDir(), "r.yaml")
+		r := runBinary(t, binOptions{}, "run", "--no-cache", "--quiet", "--jobs", jobs, "--repeat", "2",
+			"--inspector", "exec:sh testdata/inspectors/perturbed.sh", "--perturb", "order", "-o", out, "testdata/runs")
+		if r.code != 0 {
+			t.Fatalf("--jobs %s: exit %d: %s", jobs, r.code, r.stderr)
+		}
+		var err error
+		if reports[i], err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(reports[0], reports[1]) || !bytes.Contains(reports[0], []byte("perturbations:")) {
+		t.Errorf("the reports at --jobs 1 and 4 differ or lack the section")
 	}
 }
