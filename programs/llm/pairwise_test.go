@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/internal/judgeserver"
-	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // TestParsePairAnswer reads the winner from the answers models write.
@@ -107,10 +106,10 @@ func TestJudgePairMalformedAnswerIsAPermanentFailure(t *testing.T) {
 	f := startServer(t, judgeserver.Options{})
 	j := f.judge(t, OpenAI, "judge-mini+badjson")
 	_, _, err := j.JudgePair(context.Background(), corpusRun(t, runClean), corpusRun(t, runPlaceholder))
-	if err == nil || !runner.IsPermanent(err) || !strings.Contains(err.Error(), "names no winner") {
+	if err == nil || !inspection.IsPermanent(err) || !strings.Contains(err.Error(), "names no winner") {
 		t.Fatalf("err %v", err)
 	}
-	if u, ok := runner.UsageOf(err); !ok || u.Calls != 1 {
+	if u, ok := inspection.UsageOf(err); !ok || u.Calls != 1 {
 		t.Errorf("usage %+v %v", u, ok)
 	}
 	if n := f.srv.Requests(); n != 1 {
@@ -134,10 +133,10 @@ func TestShuffledFilesReordersTheListing(t *testing.T) {
 	run := writeRun(t, files)
 	run.ContentHash = "0123"
 	listing := func(in interface {
-		Inspect(context.Context, sampler.Run, runner.Depth) (runner.Inspection, error)
+		Inspect(context.Context, inspection.Run, inspection.Depth) (inspection.Inspection, error)
 	}, f *fakeProvider) []string {
 		t.Helper()
-		if _, err := in.Inspect(context.Background(), run, runner.Deep); err != nil {
+		if _, err := in.Inspect(context.Background(), run, inspection.Deep); err != nil {
 			t.Fatal(err)
 		}
 		reqs := f.rec.all()
