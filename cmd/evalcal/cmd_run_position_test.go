@@ -378,3 +378,31 @@ func TestRunPerturbIsTheSameWhateverJobs(t *testing.T) {
 		t.Errorf("the reports at --jobs 1 and 4 differ or lack the section")
 	}
 }
+
+// TestRunPerturbDetectsAnOrderSensitiveLLMJudge: the judge server told
+// to turn over the verdict of 30% of the runs whose files it sees out of
+// path order is caught by --perturb order: the excess flip rate is
+// significant (no noise across repeats: the server is deterministic), the
+// flips are a plausible 30% of the runs, and the trust verdict is capped.
+func TestRunPerturbDetectsAnOrderSensitiveLLMJudge(t *testing.T) {
+	t.Chdir(repoRoot(t))
+	judgeServer(t, judgeserver.Options{OrderSensitive: 0.3})
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := runBinary(t, binOptions{}, "run", "--no-cache", "--quiet", "--repeat", "2", "--light", "openai:judge-mini", "--deep", "builtin",
+		"--perturb", "order", "--format", "json", "-o", out, "testdata/runs")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rep := readReport(t, out)
+	res := rep.Perturbations[0].Result
+	if res == nil || res.NoiseRate != 0 || !res.Significant {
+		t.Fatalf("result %+v", res)
+	}
+	// Binomial(46, 0.3): mean 13.8, sd 3.1; 4 sd either side.
+	if n := len(res.Flipped); n < 2 || n > 26 {
+		t.Errorf("%d of %d runs flipped, the planted 30%% implies 2..26", n, res.N)
+	}
+	if !slices.ContainsFunc(rep.Summary.Why, func(w string) bool { return strings.Contains(w, "under the order perturbation") }) {
+		t.Errorf("why %q", rep.Summary.Why)
+	}
+}

@@ -5,6 +5,7 @@
 //
 //	judgeserver [--addr 127.0.0.1:0] [--latency 0] [--slow 1m] [--retry-after 1s]
 //	            [--fault KIND[=RATE|*N]]... [--key KEY] [--text-only] [--first-slot S]
+//	            [--order-sensitive S]
 //
 // The first line on stdout is the OpenAI base URL (http://HOST:PORT/v1),
 // for OPENAI_BASE_URL; the Anthropic base URL is the same without /v1.
@@ -69,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&opts.RetryAfter, "retry-after", time.Second, "wait a 429 or 529 asks for")
 	fs.StringVar(&opts.APIKey, "key", "", "the only API key accepted (default: any)")
 	fs.Float64Var(&opts.FirstSlot, "first-slot", 0, "share (0..1) of pairwise requests answered with the run shown first (a planted position bias)")
+	fs.Float64Var(&opts.OrderSensitive, "order-sensitive", 0, "share (0..1) of runs whose verdict turns over when their files are listed out of path order")
 	fs.BoolVar(&opts.TextOnly, "text-only", false, "reject structured output with a 400, like servers without it")
 	var faults faultList
 	fs.Var(&faults, "fault", "fault for every request: KIND, KIND=RATE or KIND*N (repeatable); kinds: "+

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -95,14 +96,47 @@ func unitHash(kind string, conv [32]byte) float64 {
 
 // ParseFirstSlot reads a first-slot share "first=S" (a model-name
 // suffix), 0 <= S <= 1.
-func ParseFirstSlot(s string) (float64, bool, error) {
-	v, ok := strings.CutPrefix(s, "first=")
+func ParseFirstSlot(s string) (float64, bool, error) { return parseShare("first=", s) }
+
+// ParseOrderShare reads an order-sensitivity share "order=S" (a
+// model-name suffix), 0 <= S <= 1.
+func ParseOrderShare(s string) (float64, bool, error) { return parseShare("order=", s) }
+
+// parseShare reads PREFIX and a share in [0, 1]; ok is false when s
+// does not start with prefix.
+func parseShare(prefix, s string) (float64, bool, error) {
+	v, ok := strings.CutPrefix(s, prefix)
 	if !ok {
 		return 0, false, nil
 	}
 	x, err := strconv.ParseFloat(v, 64)
 	if err != nil || !(x >= 0 && x <= 1) {
-		return 0, true, fmt.Errorf("judgeserver: %q: the first-slot share must be in [0, 1]", s)
+		return 0, true, fmt.Errorf("judgeserver: %q: the share must be in [0, 1]", s)
 	}
 	return x, true, nil
+}
+
+// orderSensitive plants an order-sensitive judge (run --perturb order):
+// when the run message lists the run's files out of path order, a share
+// of the runs (decided by a hash of the sorted listing, so the same runs
+// whatever the shuffle) gets the opposite verdict: pass becomes fail with
+// scores 30 and 20, fail or partial becomes pass with 80 and 75.
+func orderSensitive(ans map[string]any, v runView, share float64) map[string]any {
+	paths := make([]string, 0, len(v.listing))
+	for _, l := range v.listing {
+		paths = append(paths, l.path)
+	}
+	if share <= 0 || slices.IsSorted(paths) {
+		return ans
+	}
+	slices.Sort(paths)
+	if unitHash("order", sha256.Sum256([]byte(strings.Join(paths, "\x00")))) >= share {
+		return ans
+	}
+	if ans["verdict"] == "pass" {
+		ans["verdict"], ans["runtime_fidelity"], ans["task_effectiveness"] = "fail", 30.0, 20.0
+	} else {
+		ans["verdict"], ans["runtime_fidelity"], ans["task_effectiveness"] = "pass", 80.0, 75.0
+	}
+	return ans
 }

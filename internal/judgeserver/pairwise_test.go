@@ -68,3 +68,35 @@ func TestPairwiseFirstSlotShare(t *testing.T) {
 		t.Errorf("%d of %d under 0.3", hits, n)
 	}
 }
+
+// TestOrderSensitiveTurnsOverOnlyShuffledListings: with order=1 a run
+// whose files are listed out of path order gets the opposite verdict; in
+// path order, or with order=0, the verdict stands.
+func TestOrderSensitiveTurnsOverOnlyShuffledListings(t *testing.T) {
+	files := map[string]string{"state.md": "1→ a ✓\n---end 2026-01-01T00:00:00Z\n", "program.prose": "agent a\n", "bindings/a.md": "done\n"}
+	sorted := runMessage("deep", files, "bindings/a.md", "program.prose", "state.md")
+	shuffled := runMessage("deep", files, "state.md", "bindings/a.md", "program.prose")
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict := func(model, msg string) string {
+		t.Helper()
+		_, out := post(t, s, "/v1/chat/completions", chat(model, msg), map[string]string{"Authorization": "Bearer k"})
+		return content(t, out)["verdict"].(string)
+	}
+	base := verdict(ModelLarge, sorted)
+	for _, c := range []struct {
+		model, msg string
+		flipped    bool
+	}{
+		{ModelLarge + "+order=1", sorted, false},
+		{ModelLarge + "+order=1", shuffled, true},
+		{ModelLarge + "+order=0", shuffled, false},
+	} {
+		got := verdict(c.model, c.msg)
+		if (got != base) != c.flipped {
+			t.Errorf("%s: verdict %s, unperturbed %s, want flipped %v", c.model, got, base, c.flipped)
+		}
+	}
+}

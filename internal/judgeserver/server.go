@@ -20,7 +20,9 @@
 // first) is answered with {"winner": "A" | "B" | "tie", "reason"}: the run
 // of the higher score sum wins, except that a share Options.FirstSlot of
 // the requests (or "first=S" as a model-name suffix) answers A whatever the
-// runs are, a planted position bias.
+// runs are, a planted position bias. Options.OrderSensitive (or "order=S")
+// plants an order-sensitive judge: a share of the runs gets the opposite
+// verdict when their files are listed out of path order.
 package judgeserver
 
 import (
@@ -123,6 +125,11 @@ type Options struct {
 	// run shown first whatever the runs are (a planted position bias); a
 	// model-name suffix "first=S" sets it per request.
 	FirstSlot float64
+	// OrderSensitive is the share (0..1) of runs whose verdict turns over
+	// when their files are listed out of path order (a planted
+	// order-sensitive judge, run --perturb order); a model-name suffix
+	// "order=S" sets it per request.
+	OrderSensitive float64
 	// Now is the clock of Retry-After dates (default time.Now).
 	Now func() time.Time
 }
@@ -153,8 +160,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if !(opts.FirstSlot >= 0 && opts.FirstSlot <= 1) {
-		return nil, fmt.Errorf("judgeserver: first-slot share %v outside [0, 1]", opts.FirstSlot)
+	if !(opts.FirstSlot >= 0 && opts.FirstSlot <= 1) || !(opts.OrderSensitive >= 0 && opts.OrderSensitive <= 1) {
+		return nil, fmt.Errorf("judgeserver: first-slot share %v or order share %v outside [0, 1]", opts.FirstSlot, opts.OrderSensitive)
 	}
 	for _, f := range opts.Faults {
 		if !slices.Contains(FaultKinds, f.Kind) || (f.First == 0 && !(f.Rate > 0 && f.Rate <= 1)) || f.First < 0 {
@@ -196,6 +203,7 @@ type call struct {
 	model       string // without fault suffixes
 	faults      []Fault
 	firstSlot   *float64 // the "first=S" suffix
+	orderShare  *float64 // the "order=S" suffix
 	system      string
 	user        string // the first user message: the run
 	allText     int    // bytes of every message and schema
@@ -268,7 +276,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api) {
 		}
 		ans = judgePair(c.model, pv, conv, share)
 	} else {
-		ans = inspect(c.model, parseRunMessage(c.user), salt(c.model, c.user))
+		v := parseRunMessage(c.user)
+		ans = inspect(c.model, v, salt(c.model, c.user))
+		share := s.opts.OrderSensitive
+		if c.orderShare != nil {
+			share = *c.orderShare
+		}
+		ans = orderSensitive(ans, v, share)
 	}
 	text, stop := answerText(c, ans, hit)
 	usage := usageOf(c, text, cached)
@@ -408,6 +422,13 @@ func parseCall(a api, h http.Header, body []byte) (call, error) {
 				return call{}, err
 			}
 			c.firstSlot = &share
+			continue
+		}
+		if share, ok, err := ParseOrderShare(p); ok {
+			if err != nil {
+				return call{}, err
+			}
+			c.orderShare = &share
 			continue
 		}
 		f, err := ParseFault(p)
