@@ -285,8 +285,7 @@ func (o *runOptions) validate() error {
 		}
 		o.shardIndex, o.shardCount, o.shardSource = i, n, source
 	}
-	inputs := []string{o.Baseline, o.PriceFile, o.LLM.LightPrompt, o.LLM.DeepPrompt, o.Escalation.Escalate}
-	inputs = append(inputs, o.Position.inputs()...)
+	inputs := append([]string{o.Baseline, o.PriceFile, o.LLM.LightPrompt, o.LLM.DeepPrompt, o.Escalation.Escalate}, o.Position.inputs()...)
 	for _, spec := range []string{o.Light, o.Deep} {
 		if path := specFile(spec); path != "" {
 			inputs = append(inputs, path)
