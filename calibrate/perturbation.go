@@ -11,7 +11,6 @@ import (
 	"github.com/evalcal/evalcal/perturb"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // Perturbation is one perturbation test of the light judge (run
@@ -26,7 +25,7 @@ type Perturbation struct {
 // sideTests adds the sections that ask the light judge more than the
 // calibration did: the position section (run --pairwise) and the
 // perturbation tests (run --perturb).
-func sideTests(ctx context.Context, cfg Config, runs []sampler.Run, res runner.Result, rep *report.Report) error {
+func sideTests(ctx context.Context, cfg Config, runs []inspection.Run, res runner.Result, rep *report.Report) error {
 	if cfg.Pairwise != nil {
 		if err := positionSection(ctx, cfg, runs, rep); err != nil {
 			return err
@@ -50,8 +49,8 @@ func sideTests(ctx context.Context, cfg Config, runs []sampler.Run, res runner.R
 func perturbationSection(ctx context.Context, cfg Config, p Perturbation, res runner.Result, rep *report.Report) (report.Perturbation, error) {
 	sec := report.Perturbation{Kind: p.Kind, File: p.File, Identity: p.Judge.Identity()}
 	base := map[string][]string{}
-	var runs []sampler.Run
-	add := func(run sampler.Run, repeats []inspection.Inspection) {
+	var runs []inspection.Run
+	add := func(run inspection.Run, repeats []inspection.Inspection) {
 		if len(repeats) < 2 {
 			sec.Missing++
 			return
@@ -69,7 +68,7 @@ func perturbationSection(ctx context.Context, cfg Config, p Perturbation, res ru
 	for _, l := range res.LightOnly {
 		add(l.Run, l.LightRepeats)
 	}
-	slices.SortFunc(runs, func(a, b sampler.Run) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(runs, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 	opts := cfg.Runner
 	opts.DeepRuns, opts.SelectDeep = map[string]bool{}, nil
 	opts.Repeat, opts.Progress = 1, nil

@@ -14,7 +14,6 @@ import (
 	"github.com/evalcal/evalcal/pairwise"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
-	"github.com/evalcal/evalcal/sampler"
 )
 
 // PairJudge is a judge that compares two runs (programs/llm's Judge): it
@@ -47,9 +46,9 @@ const maxListedBadLines = 100
 // calls), one pass per order so that each order's cost is counted on its
 // own, and sets rep.Position. runs are the runs discovered (a pair may
 // name any valid one); deep's preference comes from rep.Comparisons.
-func positionSection(ctx context.Context, cfg Config, runs []sampler.Run, rep *report.Report) error {
+func positionSection(ctx context.Context, cfg Config, runs []inspection.Run, rep *report.Report) error {
 	pw := cfg.Pairwise
-	byID := map[string]sampler.Run{}
+	byID := map[string]inspection.Run{}
 	for _, r := range runs {
 		if r.Valid {
 			byID[r.ID] = r
@@ -142,13 +141,13 @@ func analysePairs(vs []pairwise.Verdict, deep pairwise.Deep, judge string) pairw
 
 // judgeOrder asks the judge about every pair in one order through the
 // runner: each pair is a run of its own (pairRun) at light depth only.
-func judgeOrder(ctx context.Context, cfg Config, pairs []pairwise.Pair, byID map[string]sampler.Run, order string, spent float64) (runner.Result, error) {
-	in := &pairInspector{judge: cfg.Pairwise.Judge, light: cfg.Light, order: order, runs: map[string][2]sampler.Run{}}
-	var pruns []sampler.Run
+func judgeOrder(ctx context.Context, cfg Config, pairs []pairwise.Pair, byID map[string]inspection.Run, order string, spent float64) (runner.Result, error) {
+	in := &pairInspector{judge: cfg.Pairwise.Judge, light: cfg.Light, order: order, runs: map[string][2]inspection.Run{}}
+	var pruns []inspection.Run
 	for _, p := range pairs {
 		a, b := byID[p.RunA], byID[p.RunB]
 		r := pairRun(p, a, b, order)
-		in.runs[r.ID] = [2]sampler.Run{a, b}
+		in.runs[r.ID] = [2]inspection.Run{a, b}
 		pruns = append(pruns, r)
 	}
 	opts := cfg.Runner
@@ -174,9 +173,9 @@ func judgeOrder(ctx context.Context, cfg Config, pairs []pairwise.Pair, byID map
 // runs' content hashes (so the cache key holds the order), its size and
 // file count the two runs' together (what a RunBound judge bounds a call
 // by).
-func pairRun(p pairwise.Pair, a, b sampler.Run, order string) sampler.Run {
+func pairRun(p pairwise.Pair, a, b inspection.Run, order string) inspection.Run {
 	h := sha256.Sum256([]byte("pairwise\x00" + order + "\x00" + a.ContentHash + "\x00" + b.ContentHash))
-	return sampler.Run{ID: p.ID + "@" + order, System: a.System, Era: a.Era, Status: a.Status, Valid: true,
+	return inspection.Run{ID: p.ID + "@" + order, System: a.System, Era: a.Era, Status: a.Status, Valid: true,
 		SizeBytes: a.SizeBytes + b.SizeBytes, Files: a.Files + b.Files, ContentHash: hex.EncodeToString(h[:])}
 }
 
@@ -233,7 +232,7 @@ type pairInspector struct {
 	judge PairJudge
 	light inspection.Inspector
 	order string
-	runs  map[string][2]sampler.Run // pair run id: run_a, run_b
+	runs  map[string][2]inspection.Run // pair run id: run_a, run_b
 }
 
 func (p *pairInspector) Identity() string             { return p.judge.PairIdentity() }
@@ -242,7 +241,7 @@ func (p *pairInspector) Unwrap() inspection.Inspector { return p.light }
 func (p *pairInspector) Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error) {
 	ab, ok := p.runs[run.ID]
 	if !ok {
-		return inspection.Inspection{}, runner.Permanent(fmt.Errorf("calibrate: %s is not a pair", run.ID))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("calibrate: %s is not a pair", run.ID))
 	}
 	first, second := ab[0], ab[1]
 	if p.order == pairwise.OrderBA {
@@ -259,7 +258,7 @@ func (p *pairInspector) Inspect(ctx context.Context, run inspection.Run, depth i
 	case slot == "first", slot == "second":
 		w = pairwise.WinnerB
 	case slot != "tie":
-		return inspection.Inspection{}, runner.Permanent(fmt.Errorf("calibrate: the pair judge named slot %q", slot))
+		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("calibrate: the pair judge named slot %q", slot))
 	}
 	score := map[string]float64{pairwise.WinnerA: 100, pairwise.WinnerTie: 50, pairwise.WinnerB: 0}[w]
 	return inspection.Inspection{RunID: run.ID, System: run.System, Depth: depth, RuntimeFidelity: score, TaskEffectiveness: score,
