@@ -266,12 +266,17 @@ func lightRate(passes, n int) *Rate {
 // deepRate is deep's pass rate of a slice: with no unlabelled run the
 // classical rate (share, binomial SE, Wilson interval); else PPI++
 // (statistician.PPIMean, the process target, light's forecast as the
-// predictor, clamped to [0, 1]).
+// predictor, clamped to [0, 1]). When PPI++ has no interval (deep's
+// labels in the slice are all equal, so its variance is 0), the classical
+// rate of the labels stands in: its Wilson interval is still defined.
 func deepRate(y, fl, fu []float64) *Rate {
 	if len(fu) == 0 {
 		return rateOf(statistician.ClassicalRate(y, level))
 	}
 	r := rateOf(statistician.PPIMean(y, fl, fu, level).ClampTo(0, 1))
+	if r.Percent != nil && r.CI95 == nil {
+		return rateOf(statistician.ClassicalRate(y, level))
+	}
 	r.Method = MethodPPI
 	return r
 }

@@ -103,3 +103,22 @@ func TestComputeIgnoresInputOrder(t *testing.T) {
 		t.Error("shuffled runs give another result")
 	}
 }
+
+// A slice whose deep labels all pass gives PPI++ no variance: the
+// classical rate of the labels stands in, with its Wilson interval
+// (statsmodels proportion_confint(12, 12, method="wilson") = [0.757506,
+// 1]).
+func TestAllEqualLabelsFallBackToTheClassicalRate(t *testing.T) {
+	var runs []Run
+	for i := range 20 {
+		deep := "pass"
+		if i >= 12 {
+			deep = ""
+		}
+		runs = append(runs, run(string(rune('a'+i)), "s", "pass", deep, 0.5+float64(i%5)/10, nil))
+	}
+	r := Compute(runs, []string{"system"})[0].Slices[0].DeepPassRate
+	if r.Method != MethodClassical || *r.Percent != 100 || r.CI95 == nil || math.Abs(r.CI95.Lower-75.75059933447589) > 1e-9 || r.NLabelled != 12 {
+		t.Errorf("deep rate %+v (ci %v)", r, r.CI95)
+	}
+}
