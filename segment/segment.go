@@ -15,6 +15,12 @@ import (
 // slices are listed with their counts only.
 const MinRuns = 10
 
+// MaxCompared is the most tested slices a field's slices are compared
+// pairwise for (k(k-1)/2 = 435 pairs): a field with a value per run or
+// per number (a token count) would otherwise ask for millions of pairs,
+// none surviving Holm's adjustment.
+const MaxCompared = 30
+
 // level is the confidence level of every interval here.
 const level = 0.95
 
@@ -45,8 +51,11 @@ type Field struct {
 	// k of the Bonferroni-simultaneous intervals.
 	Tested int     `yaml:"tested" json:"tested"`
 	Slices []Slice `yaml:"slices" json:"slices"`
-	// Comparisons are the pairs of tested slices (A before B by value).
-	Comparisons []Comparison `yaml:"comparisons" json:"comparisons"`
+	// Comparisons are the pairs of tested slices (A before B by value);
+	// none when more than MaxCompared slices are tested, and
+	// ComparisonsLeftOut says so.
+	Comparisons        []Comparison `yaml:"comparisons" json:"comparisons"`
+	ComparisonsLeftOut string       `yaml:"comparisons_left_out,omitempty" json:"comparisons_left_out,omitempty"`
 	// Misjudged names the pairs whose order or significance light gets
 	// wrong ("A vs B: ..."), in pair order.
 	Misjudged []string `yaml:"misjudged" json:"misjudged"`
@@ -152,6 +161,10 @@ func computeField(runs []Run, field string) Field {
 	zk := statistician.BonferroniZ(statistician.Z95, max(f.Tested, 1))
 	for _, v := range values {
 		f.Slices = append(f.Slices, computeSlice(v, groups[v], zk))
+	}
+	if f.Tested > MaxCompared {
+		f.ComparisonsLeftOut = fmt.Sprintf("%d slices are tested, more than %d: their %d pairs are not compared", f.Tested, MaxCompared, f.Tested*(f.Tested-1)/2)
+		return f
 	}
 	f.Comparisons, f.Misjudged = compare(f.Slices)
 	return f

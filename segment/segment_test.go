@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -120,5 +121,21 @@ func TestAllEqualLabelsFallBackToTheClassicalRate(t *testing.T) {
 	r := Compute(runs, []string{"system"})[0].Slices[0].DeepPassRate
 	if r.Method != MethodClassical || *r.Percent != 100 || r.CI95 == nil || math.Abs(r.CI95.Lower-75.75059933447589) > 1e-9 || r.NLabelled != 12 {
 		t.Errorf("deep rate %+v (ci %v)", r, r.CI95)
+	}
+}
+
+// A field with more than MaxCompared tested slices lists them all but
+// compares none, and says why.
+func TestTooManySlicesAreNotCompared(t *testing.T) {
+	var runs []Run
+	for s := range MaxCompared + 1 {
+		for i := range MinRuns {
+			runs = append(runs, run(fmt.Sprintf("%02d-%02d", s, i), fmt.Sprintf("s%02d", s), "pass", "pass", 0.9, nil))
+		}
+	}
+	f := Compute(runs, []string{"system"})[0]
+	if f.Tested != MaxCompared+1 || len(f.Slices) != MaxCompared+1 || len(f.Comparisons) != 0 ||
+		!strings.Contains(f.ComparisonsLeftOut, "31 slices are tested, more than 30: their 465 pairs") {
+		t.Errorf("tested %d, %d slices, %d comparisons, left out %q", f.Tested, len(f.Slices), len(f.Comparisons), f.ComparisonsLeftOut)
 	}
 }

@@ -31,6 +31,9 @@ func slicesSection(fields []segment.Field) section {
 			}
 			s.Blocks = append(s.Blocks, block{Table: &t})
 		}
+		if f.ComparisonsLeftOut != "" {
+			s.Blocks = append(s.Blocks, block{Text: "Comparisons left out: " + f.ComparisonsLeftOut + "."})
+		}
 		if len(f.Misjudged) > 0 {
 			s.Blocks = append(s.Blocks, block{Items: f.Misjudged})
 		}
