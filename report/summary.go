@@ -239,14 +239,24 @@ func money(x float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", x), "0"), ".")
 }
 
+// maxMisjudgedNamed is how many misjudged pairs of one field the summary
+// sentence names; the rest are counted (the slices section lists all).
+const maxMisjudgedNamed = 5
+
 // misjudgedWords names, field by field, the pairs of slices whose order or
 // significance light gets wrong against deep (segment.Field.Misjudged).
 func misjudgedWords(fields []segment.Field) []string {
 	var out []string
 	for _, f := range fields {
-		if len(f.Misjudged) > 0 {
-			out = append(out, fmt.Sprintf("by %s, light misjudges %s", f.Field, strings.Join(f.Misjudged, "; ")))
+		m := f.Misjudged
+		if len(m) == 0 {
+			continue
 		}
+		words := strings.Join(m[:min(len(m), maxMisjudgedNamed)], "; ")
+		if len(m) > maxMisjudgedNamed {
+			words += fmt.Sprintf("; and %d more pairs (see slices)", len(m)-maxMisjudgedNamed)
+		}
+		out = append(out, fmt.Sprintf("by %s, light misjudges %s", f.Field, words))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -63,6 +64,22 @@ func TestSummaryPutsFailedGatesInTheSentence(t *testing.T) {
 	Summarize(r)
 	if r.Summary.GatesFailed != 1 || !strings.Contains(r.Summary.Sentence, "GATES FAILED: 1 of 1 (agreement.lower >= 80)") {
 		t.Errorf("summary %+v", r.Summary)
+	}
+}
+
+// The sentence names up to five misjudged pairs of a field and counts the
+// rest; a field with none adds nothing.
+func TestSummaryNamesTheMisjudgedSlices(t *testing.T) {
+	r := trustReport(120, 100, 0.62, 0.5, 0.74)
+	var pairs []string
+	for i := range 7 {
+		pairs = append(pairs, fmt.Sprintf("s%d vs t", i))
+	}
+	r.Slices = []segment.Field{{Field: "task", Misjudged: pairs}, {Field: "system", Misjudged: []string{}}}
+	Summarize(r)
+	want := "by task, light misjudges s0 vs t; s1 vs t; s2 vs t; s3 vs t; s4 vs t; and 2 more pairs (see slices)"
+	if !strings.Contains(r.Summary.Sentence, want) || strings.Contains(r.Summary.Sentence, "by system") {
+		t.Errorf("sentence %q lacks %q", r.Summary.Sentence, want)
 	}
 }
 
