@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -14,22 +15,33 @@ var DefaultBy = []string{inspection.SystemField}
 // slicesOf slices the runs of data by each of by (DefaultBy when empty):
 // every compared run with both verdicts, and every light-only run with
 // light's verdict and forecast (deep's pass rate of a slice is then
-// corrected by PPI++).
-func slicesOf(data Data, by []string) []segment.Field {
+// corrected by PPI++), with its recorded inclusion probability. A
+// cascade's deep subset (escalation mode cascade) is not random.
+func slicesOf(data Data, by []string, esc *report.EscalationInputs) []segment.Field {
 	if len(by) == 0 {
 		by = DefaultBy
+	}
+	var opts segment.Options
+	if esc != nil && esc.Mode == report.EscalationCascade {
+		opts.NotRandom = "deep inspected the runs light was unsure of (--escalate), not a random subset"
+	}
+	pi := map[string]float64{}
+	for _, i := range data.Inclusion {
+		if i.Pi != nil {
+			pi[i.RunID] = *i.Pi
+		}
 	}
 	runs := make([]segment.Run, 0, len(data.Comparisons)+len(data.LightOnly))
 	for _, c := range data.Comparisons {
 		f, _ := aggregate.LightForecast(c)
 		runs = append(runs, segment.Run{ID: c.RunID, System: c.System, Metadata: c.Metadata,
-			LightVerdict: c.LightVerdict, DeepVerdict: c.DeepVerdict, Forecast: f})
+			LightVerdict: c.LightVerdict, DeepVerdict: c.DeepVerdict, Forecast: f, Pi: pi[c.RunID]})
 	}
 	for _, l := range data.LightOnly {
 		runs = append(runs, segment.Run{ID: l.RunID, System: l.System, Metadata: l.Metadata, LightVerdict: l.LightVerdict,
-			Forecast: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200})
+			Forecast: (l.Light.RuntimeFidelity + l.Light.TaskEffectiveness) / 200, Pi: pi[l.RunID]})
 	}
-	return segment.Compute(runs, by)
+	return segment.ComputeWith(runs, by, opts)
 }
 
 // sliceWarnings says which --by fields no run has, and how many runs lack

@@ -3,6 +3,7 @@ package segment
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/evalcal/evalcal/inspection"
@@ -36,6 +37,18 @@ type Run struct {
 	// predictor of PPI++: (light runtime_fidelity + light
 	// task_effectiveness) / 200, as the report's estimate section.
 	Forecast float64
+	// Pi is the run's recorded probability of a deep inspection, 0 when
+	// none is recorded.
+	Pi float64
+}
+
+// Options says how deep's subset was drawn.
+type Options struct {
+	// NotRandom, when not empty, says why deep's subset is not a random
+	// subset (a cascade's deep runs are the ones light was unsure of):
+	// deep's pass rate of a slice deep did not cover whole is then not
+	// estimated.
+	NotRandom string
 }
 
 func (r Run) paired() bool { return r.DeepVerdict != "" }
@@ -127,14 +140,19 @@ type Rate struct {
 // is the run's system, any other name a metadata field). Slices are
 // sorted by value; runs without the field are counted as Missing.
 func Compute(runs []Run, fields []string) []Field {
+	return ComputeWith(runs, fields, Options{})
+}
+
+// ComputeWith is Compute for a deep subset drawn as opts says.
+func ComputeWith(runs []Run, fields []string, opts Options) []Field {
 	out := make([]Field, 0, len(fields))
 	for _, f := range fields {
-		out = append(out, computeField(runs, f))
+		out = append(out, computeField(runs, f, opts))
 	}
 	return out
 }
 
-func computeField(runs []Run, field string) Field {
+func computeField(runs []Run, field string, opts Options) Field {
 	groups := map[string][]Run{}
 	f := Field{Field: field, Slices: []Slice{}, Comparisons: []Comparison{}, Misjudged: []string{}}
 	for _, r := range runs {
@@ -160,7 +178,7 @@ func computeField(runs []Run, field string) Field {
 	}
 	zk := statistician.BonferroniZ(statistician.Z95, max(f.Tested, 1))
 	for _, v := range values {
-		f.Slices = append(f.Slices, computeSlice(v, groups[v], zk))
+		f.Slices = append(f.Slices, computeSlice(v, groups[v], zk, opts))
 	}
 	if f.Tested > MaxCompared {
 		f.ComparisonsLeftOut = fmt.Sprintf("%d slices are tested, more than %d: their %d pairs are not compared", f.Tested, MaxCompared, f.Tested*(f.Tested-1)/2)
@@ -181,7 +199,7 @@ func pairedCount(rs []Run) int {
 }
 
 // computeSlice fills one slice; zk is the simultaneous z.
-func computeSlice(value string, rs []Run, zk float64) Slice {
+func computeSlice(value string, rs []Run, zk float64, opts Options) Slice {
 	s := Slice{Value: value, NLight: len(rs)}
 	var rows, cols []int
 	var lenc Leniency
@@ -238,7 +256,32 @@ func computeSlice(value string, rs []Run, zk float64) Slice {
 	s.Leniency = &lenc
 	s.LightPassRate = lightRate(lightPass, len(rs))
 	s.DeepPassRate = deepRate(y, fl, fu)
+	if why := subsetInvalid(rs, opts); why != "" && len(fu) > 0 {
+		s.DeepPassRate = &Rate{Method: MethodPPI, NLabelled: len(y), NUnlabelled: len(fu), Reason: why}
+	}
 	return s
+}
+
+// subsetInvalid says why PPI++ does not hold for the slice's deep subset:
+// the subset is not random (opts), or the recorded inclusion
+// probabilities differ within the slice (PPI++ needs a uniform random
+// subset of the slice; a subset stratified by system is uniform within a
+// system's slice). "" when it holds.
+func subsetInvalid(rs []Run, opts Options) string {
+	if opts.NotRandom != "" {
+		return "not estimated: " + opts.NotRandom
+	}
+	first := 0.0
+	for _, r := range rs {
+		switch {
+		case r.Pi <= 0:
+		case first == 0:
+			first = r.Pi
+		case math.Abs(r.Pi-first) > 1e-12:
+			return "not valid here: deep's subset was drawn with unequal probabilities within this slice (see the estimate section's ipw)"
+		}
+	}
+	return ""
 }
 
 // verdictIndex orders the verdicts fail 0, partial 1, pass 2 (the

@@ -139,3 +139,38 @@ func TestTooManySlicesAreNotCompared(t *testing.T) {
 		t.Errorf("tested %d, %d slices, %d comparisons, left out %q", f.Tested, len(f.Slices), len(f.Comparisons), f.ComparisonsLeftOut)
 	}
 }
+
+// PPI++ needs a uniform random subset of the slice: unequal recorded
+// inclusion probabilities within a slice, or a subset that is not random
+// at all, leave deep's pass rate of a partly labelled slice unestimated
+// (and its comparisons undefined); equal ones within each slice (a subset
+// stratified by the sliced field) do not.
+func TestDeepRateNeedsAUniformRandomSubset(t *testing.T) {
+	var runs []Run
+	for i := range 40 {
+		sys, pi := "a", 0.5
+		if i%2 == 1 {
+			sys, pi = "b", 0.25
+		}
+		deep := []string{"pass", "fail"}[i%3%2]
+		if i%4 >= 2 {
+			deep = ""
+		}
+		r := run(fmt.Sprintf("r%02d", i), sys, "pass", deep, float64(i%7)/7, inspection.Metadata{"k": "x"})
+		r.Pi = pi
+		runs = append(runs, r)
+	}
+	got := Compute(runs, []string{"system", "k"})
+	for _, s := range got[0].Slices {
+		if s.DeepPassRate == nil || s.DeepPassRate.Percent == nil {
+			t.Errorf("system %s: pi equal within the slice, yet %+v", s.Value, s.DeepPassRate)
+		}
+	}
+	if d := got[1].Slices[0].DeepPassRate; d.Percent != nil || !strings.Contains(d.Reason, "unequal probabilities") {
+		t.Errorf("k=x: pi unequal within the slice, yet %+v", d)
+	}
+	nr := ComputeWith(runs, []string{"system"}, Options{NotRandom: "a cascade"})[0]
+	if d := nr.Slices[0].DeepPassRate; d.Percent != nil || !strings.Contains(d.Reason, "a cascade") || nr.Comparisons[0].Deep.Points != nil {
+		t.Errorf("not random: %+v, comparison %+v", d, nr.Comparisons[0].Deep)
+	}
+}
