@@ -50,7 +50,7 @@ func Fill(rep *report.Report, data Data) {
 	rep.AgreementRate = st.AgreementRate
 	rep.AgreementClustered = st.AgreementClustered
 	rep.AgreementBySystem = st.AgreementBySystem
-	rep.Slices = slicesOf(data, rep.Inputs.By, rep.Inputs.Escalation)
+	rep.Slices = slicesOf(data, rep.Inputs)
 	rep.Kappa = st.Kappa
 	rep.Leniency = st.Leniency
 	rep.AgreementRobust = &st.AgreementRobust

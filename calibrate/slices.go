@@ -16,14 +16,19 @@ var DefaultBy = []string{inspection.SystemField}
 // every compared run with both verdicts, and every light-only run with
 // light's verdict and forecast (deep's pass rate of a slice is then
 // corrected by PPI++), with its recorded inclusion probability. A
-// cascade's deep subset (escalation mode cascade) is not random.
-func slicesOf(data Data, by []string, esc *report.EscalationInputs) []segment.Field {
+// cascade's deep subset (escalation mode cascade) is not random, and one of
+// whole clusters (--deep-policy cluster) is not a random subset of runs.
+func slicesOf(data Data, in report.Inputs) []segment.Field {
+	by := in.By
 	if len(by) == 0 {
 		by = DefaultBy
 	}
 	var opts segment.Options
-	if esc != nil && esc.Mode == report.EscalationCascade {
+	switch {
+	case in.Escalation != nil && in.Escalation.Mode == report.EscalationCascade:
 		opts.NotRandom = "deep inspected the runs light was unsure of (--escalate), not a random subset"
+	case in.DeepSubset != nil && in.DeepSubset.Policy == PolicyCluster:
+		opts.NotRandom = "deep labelled whole clusters (--deep-policy cluster), not a random subset of runs; see the estimate section's clustered estimates"
 	}
 	pi := map[string]float64{}
 	for _, i := range data.Inclusion {
