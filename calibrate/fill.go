@@ -109,10 +109,31 @@ func Fill(rep *report.Report, data Data) {
 	if unclustered > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d runs have no metadata.%s: each is a cluster of its own", unclustered, rep.Inputs.Cluster))
 	}
+	if w := sameSourceWarning(rep.Inputs, data.Comparisons); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	rep.Escalation = escalationSection(rep, data)
 	if len(data.Comparisons) > 0 {
 		rep.Bias = biasSection(rep, data)
 	}
+}
+
+// sameSourceWarning warns when light and deep are one inspector (the same
+// identity) that gave the same verdict and scores on every compared run,
+// as `--light inspect:x.json --deep inspect:x.json` does: the agreement is
+// then 100% by construction (issue 28). One inspector at two depths that
+// inspects differently (builtin, an LLM judge's light and deep prompts) is
+// a comparison like any other and gets no warning.
+func sameSourceWarning(in report.Inputs, comparisons []comparator.Comparison) string {
+	if in.Light.Identity == "" || in.Light.Identity != in.Deep.Identity || len(comparisons) == 0 {
+		return ""
+	}
+	for _, c := range comparisons {
+		if c.LightVerdict != c.DeepVerdict || c.Light != c.Deep {
+			return ""
+		}
+	}
+	return fmt.Sprintf("light and deep are the same source (%s) and gave the same verdict and scores on every run: the agreement is 100%% by construction and says nothing about light standing in for deep; give --deep a different inspector or labels", in.Light.Identity)
 }
 
 // withPerRun fills each side's cost per run and the deep-to-light ratio.

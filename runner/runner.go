@@ -472,7 +472,7 @@ func (p *pipeline) inspectDepth(ctx context.Context, run inspection.Run, depth i
 // halt stops the whole run with err (the first call wins).
 func (p *pipeline) halt(s *side, err error) {
 	p.stopOnce.Do(func() {
-		p.stopErr = &StopError{Side: s.depth, Identity: s.identity, Err: err}
+		p.stopErr = &StopError{Side: s.depth, Name: s.name, Err: err}
 		p.stop()
 	})
 }
@@ -611,7 +611,7 @@ func (p *pipeline) attempt(ctx context.Context, s *side, run inspection.Run, dep
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			insp, err = inspection.Inspection{}, inspection.Permanent(fmt.Errorf("inspector %s panicked: %v", s.identity, r))
+			insp, err = inspection.Inspection{}, inspection.Permanent(fmt.Errorf("inspector %s panicked: %v", s.name, r))
 		}
 	}()
 	insp, err = s.insp.Inspect(actx, run, depth)

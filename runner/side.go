@@ -38,6 +38,11 @@ type SideOptions struct {
 	// Price prices the side's token usage; nil means unpriced. Only
 	// Billed inspectors report usage.
 	Price *Price
+	// Name is the side as the user named it (the spec given to --light or
+	// --deep, "exec:./judge.sh"): a StopError names it. Empty names the
+	// inspector's Identity, which for some kinds is a hash (an exec
+	// command's "exec:73c55257fbf93e83") that the user never typed.
+	Name string
 }
 
 // Price is what a model costs, in USD per million tokens. CachedInput
@@ -100,9 +105,11 @@ type side struct {
 	depth    inspection.Depth
 	insp     inspection.Inspector
 	identity string
-	billed   inspection.Billed
-	price    *Price
-	limiter  *rate.Limiter
+	// name is SideOptions.Name, or identity when that is empty.
+	name    string
+	billed  inspection.Billed
+	price   *Price
+	limiter *rate.Limiter
 	// worst is the price of the most a call can bill (Billed with a
 	// price), 0 otherwise.
 	worst float64
@@ -124,7 +131,10 @@ type side struct {
 }
 
 func newSide(depth inspection.Depth, insp inspection.Inspector, o SideOptions) *side {
-	s := &side{depth: depth, insp: insp, identity: insp.Identity(), price: o.Price}
+	s := &side{depth: depth, insp: insp, identity: insp.Identity(), name: o.Name, price: o.Price}
+	if s.name == "" {
+		s.name = s.identity
+	}
 	s.cost.Identity = s.identity
 	if b, ok := inspection.As[inspection.Billed](insp); ok {
 		s.billed = b
@@ -344,13 +354,14 @@ func signature(reason, runID, runPath string) string {
 // side (bad key, unknown model, missing program) or the stop-early rule.
 // The command reports it in one line and exits 2.
 type StopError struct {
-	Side     inspection.Depth
-	Identity string
-	Err      error
+	Side inspection.Depth
+	// Name is the side's SideOptions.Name, or its identity when unnamed.
+	Name string
+	Err  error
 }
 
 func (e *StopError) Error() string {
-	return fmt.Sprintf("%s inspector %s: %v", e.Side, e.Identity, e.Err)
+	return fmt.Sprintf("%s inspector %s: %v", e.Side, e.Name, e.Err)
 }
 
 func (e *StopError) Unwrap() error { return e.Err }

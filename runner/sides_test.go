@@ -267,7 +267,7 @@ func TestRunStopsAtOnceOnAFatalError(t *testing.T) {
 	deep := &fakeInspector{id: "deep", answer: alwaysGood}
 	res, err := RunSides(context.Background(), makeRuns(50), Sides{Light: light, Deep: deep}, Options{Jobs: 2, Retries: 3, Timeout: time.Second})
 	var se *StopError
-	if !errors.As(err, &se) || se.Side != inspection.Light || se.Identity != "openai:judge" || !strings.Contains(err.Error(), "authentication failed (401)") {
+	if !errors.As(err, &se) || se.Side != inspection.Light || se.Name != "openai:judge" || !strings.Contains(err.Error(), "authentication failed (401)") {
 		t.Fatalf("err %v, want a StopError of the light side", err)
 	}
 	if n := light.calls.Load(); n > 4 {
@@ -453,5 +453,23 @@ func TestCacheLookupNeverBlocksOnAFIFO(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("Lookup blocked on a FIFO")
+	}
+}
+
+// A StopError names the side as the user gave it (SideOptions.Name), not
+// an identity the user never typed (an exec command's hash; issue 28).
+func TestStopErrorNamesTheSideAsGiven(t *testing.T) {
+	light := &fakeInspector{id: "exec:73c55257fbf93e83", answer: func(_ context.Context, run inspection.Run, depth inspection.Depth, _ int) (inspection.Inspection, error) {
+		return inspection.Inspection{}, inspection.Fatal(errors.New("start ./judge.sh: no such file or directory"))
+	}}
+	deep := &fakeInspector{id: "deep", answer: alwaysGood}
+	opts := Options{Jobs: 1, Retries: 0, Timeout: time.Second, Light: SideOptions{Name: "exec:./judge.sh"}}
+	_, err := RunSides(context.Background(), makeRuns(3), Sides{Light: light, Deep: deep}, opts)
+	var se *StopError
+	if !errors.As(err, &se) {
+		t.Fatalf("err %v, want a StopError", err)
+	}
+	if got := err.Error(); !strings.Contains(got, "light inspector exec:./judge.sh:") || strings.Contains(got, "73c55257") {
+		t.Errorf("error %q, want it to name exec:./judge.sh and not the identity's hash", got)
 	}
 }

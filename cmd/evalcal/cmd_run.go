@@ -162,7 +162,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.AllowHomogeneous, "allow-homogeneous", false, "accept runs that all come from one system")
 	fs.IntVar(&o.Jobs, "jobs", runtime.NumCPU(), "`N` runs inspected at once (at least 1)")
 	fs.Lookup("jobs").DefValue = "number of CPUs" // the help shows no machine's count
-	fs.IntVar(&o.Retries, "retries", runner.DefaultRetries, "`N` retries of a transiently failing inspector call")
+	fs.IntVar(&o.Retries, "retries", runner.DefaultRetries, fmt.Sprintf("`N` retries of a transiently failing inspector call (%d for an LLM side unless given)", llmRetries))
 	fs.DurationVar(&o.Timeout, "timeout", runner.DefaultTimeout, "time limit (`DURATION`) of one inspector call")
 	fs.StringVar(&o.CacheDir, "cache", "", "inspection cache `DIR` (default: the user cache dir's evalcal/inspections)")
 	fs.BoolVar(&o.NoCache, "no-cache", false, "neither read nor write the inspection cache")
@@ -418,8 +418,8 @@ func (o *runOptions) runnerOptions(s sides) (runner.Options, error) {
 		model, price, _ := parsePrice(p) // checked by validate
 		pr[model] = price
 	}
-	opts.Light = runner.SideOptions{RPM: o.RPM, Price: pr.priceOf(s.light)}
-	opts.Deep = runner.SideOptions{RPM: o.RPM, Price: pr.priceOf(s.deep)}
+	opts.Light = runner.SideOptions{RPM: o.RPM, Price: pr.priceOf(s.light), Name: o.Light}
+	opts.Deep = runner.SideOptions{RPM: o.RPM, Price: pr.priceOf(s.deep), Name: o.Deep}
 	if o.MaxCost > 0 {
 		for _, side := range []struct {
 			name string

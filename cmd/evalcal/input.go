@@ -53,6 +53,12 @@ func checkRegular(path string) error {
 	return nil
 }
 
+// isDir reports whether path is a directory (following symlinks).
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
 // notRegular is the error of an input that is not a regular file; for a
 // pipe (a shell's <(...)) it says how to give it instead.
 func notRegular(path string, fi os.FileInfo) error {

@@ -96,7 +96,7 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 		if err != nil {
 			return nil, checkSpec(flag, text)
 		}
-		if kind.File != nil {
+		if kind.File != nil && !(kind.Dir && isDir(kind.File(arg))) {
 			if err := checkRegular(kind.File(arg)); err != nil {
 				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
 			}

@@ -8,14 +8,15 @@ import (
 )
 
 // versionLine is what --version and `evalcal version` print: "evalcal "
-// and the module version the binary was built from (the constant version
-// when the build recorded none, as in `go run` or a test binary), then
-// the VCS commit when the build recorded it, for example
+// and the version constant, the one version a report's generated_by
+// names too, then the VCS commit when the build recorded it, for example
 //
-//	evalcal v0.0.0-20261201145800-4f47090abcde+dirty (commit 4f47090abcde, modified)
+//	evalcal 0.2.0 (commit 4f47090abcde, modified)
 //
-// The version in a report (generated_by) stays the constant, so that a
-// report does not depend on how the binary was built.
+// The module version Go records (a pseudo-version such as
+// v0.0.0-20261201145800-4f47090abcde+dirty for a build from a checkout)
+// is not printed: it named a version no report carries (issue 28); the
+// commit says which build it is.
 func versionLine() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -26,10 +27,6 @@ func versionLine() string {
 
 // versionFromBuildInfo is versionLine for given build information.
 func versionFromBuildInfo(info *debug.BuildInfo) string {
-	v := version
-	if mv := info.Main.Version; mv != "" && mv != "(devel)" {
-		v = mv
-	}
 	var commit string
 	modified := false
 	for _, s := range info.Settings {
@@ -40,7 +37,7 @@ func versionFromBuildInfo(info *debug.BuildInfo) string {
 			modified = s.Value == "true"
 		}
 	}
-	line := "evalcal " + v
+	line := "evalcal " + version
 	if commit != "" {
 		if len(commit) > 12 {
 			commit = commit[:12]
@@ -58,10 +55,10 @@ func versionFromBuildInfo(info *debug.BuildInfo) string {
 func newCmdVersion(f *factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "print evalcal's version (module version and VCS commit)",
-		Long: `Print evalcal's version: the module version the binary was built from (or
-` + version + ` when the build recorded none) and the VCS commit, with ", modified"
-when the working tree had changes. --version prints the same line.`,
+		Short: "print evalcal's version and VCS commit",
+		Long: `Print evalcal's version (` + version + `, the version every report's generated_by
+names) and the VCS commit the binary was built from, with ", modified" when the
+working tree had changes. --version prints the same line.`,
 		Example: "  evalcal version\n  evalcal --version",
 		Args:    noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {

@@ -19,18 +19,21 @@ import (
 // Directories, sockets and other special files are refused with an error
 // wrapping fs.ErrInvalid. The returned stop function must be called when
 // reading is done; until then, the end of ctx makes a blocked read on a
-// pipe or terminal fail with os.ErrDeadlineExceeded.
+// pipe or terminal fail with os.ErrDeadlineExceeded. Errors do not name
+// path: every caller does ("saved: open PATH: no such file or directory",
+// never "open PATH: open PATH: ..."); errors.Is(err, fs.ErrNotExist) still
+// holds.
 func Open(ctx context.Context, path string) (*os.File, func(), error) {
 	// O_NONBLOCK: open(2) of a pipe without a writer returns at once, so
 	// that a file swapped for a pipe after a Stat cannot hang us.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, withoutPath(err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, nil, withoutPath(err)
 	}
 	switch m := fi.Mode(); {
 	case m.IsRegular(), m&fs.ModeCharDevice != 0:
@@ -53,6 +56,16 @@ func Open(ctx context.Context, path string) (*os.File, func(), error) {
 		_ = f.SetReadDeadline(time.Unix(1, 0))
 	})
 	return f, func() { stop() }, nil
+}
+
+// withoutPath drops an *fs.PathError's operation and path, keeping the
+// underlying error (syscall.ENOENT, ...).
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // ReadError turns a read interrupted by Open's deadline into ctx's

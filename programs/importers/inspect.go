@@ -78,9 +78,22 @@ func LoadInspectWith(ctx context.Context, path, scorer string, opts Options) (*S
 }
 
 func loadInspect(ctx context.Context, path, scorer string, opts Options, lim limits) (*Source, []inspection.Run, error) {
+	read := readInspectLog
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		read = readInspectDir
+	}
+	log, err := read(ctx, path, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return log.source(scorer, opts)
+}
+
+// readInspectLog reads one log file, .json or .eval.
+func readInspectLog(ctx context.Context, path string, lim limits) (*inspectLog, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("inspect: open %s: %w", path, err)
+		return nil, fmt.Errorf("inspect: open %s: %w", path, err)
 	}
 	defer f.Close()
 	defer stop()
@@ -96,9 +109,9 @@ func loadInspect(ctx context.Context, path, scorer string, opts Options, lim lim
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		return nil, nil, fmt.Errorf("inspect: read %s: %w", path, inputfile.ReadError(ctx, err))
+		return nil, fmt.Errorf("inspect: read %s: %w", path, inputfile.ReadError(ctx, err))
 	}
-	return log.source(scorer, opts)
+	return log, nil
 }
 
 // inspectLog is what a load keeps of a log: its header and, per sample,
@@ -113,6 +126,9 @@ type inspectLog struct {
 	sum          string
 	samples      []inspectSample
 	unattributed []string
+	// idsFinal is true when the samples' ids are run ids already (a log
+	// directory's, epochs included).
+	idsFinal bool
 }
 
 // inspectSample is one sample as a load keeps it.
@@ -124,6 +140,9 @@ type inspectSample struct {
 	where, label string
 	hash         string
 	size         int64
+	// task is the task of the sample's log when the load read a log
+	// directory (readInspectDir); "" takes the log's.
+	task string
 	// failure, when set, is why the sample could not be read.
 	failure     error
 	errMessage  string
@@ -369,9 +388,9 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 	if system == "" {
 		system = "inspect"
 	}
-	epochs := l.epochs
-	for _, s := range l.samples {
-		epochs = max(epochs, s.epoch)
+	epochs := l.sampleEpochs()
+	if l.idsFinal {
+		epochs = 1 // readInspectDir added the epochs
 	}
 	src := &Source{identity: fmt.Sprintf("inspect:%s#%s%s", l.sum[:16], selector, opts.identitySuffix()), selector: selector,
 		results: map[string]result{}, unattributed: slices.Clone(l.unattributed)}
@@ -392,6 +411,10 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 			continue
 		}
 		first[id] = s.where
+		system := system
+		if s.task != "" {
+			system = s.task
+		}
 		run := inspection.Run{ID: id, Era: EraInspect, System: system, Status: inspection.StatusCompleted, Valid: true,
 			SizeBytes: s.size, Files: 1, ContentHash: s.hash}
 		switch {
@@ -424,6 +447,16 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 	}
 	slices.SortFunc(out, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 	return src, out, nil
+}
+
+// sampleEpochs is the number of epochs the log ran: the header's, or the
+// highest epoch of a sample when that is more.
+func (l *inspectLog) sampleEpochs() int {
+	epochs := l.epochs
+	for _, s := range l.samples {
+		epochs = max(epochs, s.epoch)
+	}
+	return epochs
 }
 
 // renameLegacyScores renames each sample's legacy single score after the

@@ -570,11 +570,11 @@ func TestInspectDuplicateSample(t *testing.T) {
 	}
 }
 
-// Files that are not a log: a directory, nothing at all, a log with no
-// samples, a file past the size limit.
+// Files that are not a log: a directory without logs, nothing at all, a
+// log with no samples, a file past the size limit.
 func TestInspectRefusesWhatIsNoLog(t *testing.T) {
 	ctx := context.Background()
-	if _, _, err := LoadInspect(ctx, t.TempDir(), ""); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, _, err := LoadInspect(ctx, t.TempDir(), ""); !errors.Is(err, ErrNothingToImport) || !strings.Contains(err.Error(), "in the directory") {
 		t.Errorf("directory: %v", err)
 	}
 	if _, _, err := LoadInspect(ctx, filepath.Join(t.TempDir(), "none.json"), ""); !errors.Is(err, os.ErrNotExist) {

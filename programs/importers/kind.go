@@ -10,7 +10,9 @@ import (
 // InspectKind is the spec kind "inspect:LOG[#SCORER][?OPTIONS]": an
 // inspect_ai log (see LoadInspectWith and ParseSelector).
 func InspectKind() spec.Kind {
-	return sourceKind(inspectDialect, "inspect:LOG[#SCORER][?OPTIONS]", LoadInspectWith)
+	k := sourceKind(inspectDialect, "inspect:LOG[#SCORER][?OPTIONS]", LoadInspectWith)
+	k.Dir = true // a log directory (LoadInspect)
+	return k
 }
 
 // PromptfooKind is the spec kind "promptfoo:FILE[#ASSERTION][?OPTIONS]":

@@ -31,8 +31,11 @@ type Kind struct {
 	// File, when not nil, returns the file ARG reads that brings its own
 	// runs (saved inspections, imported results), so that no run PATH is
 	// needed; "" when it reads none. The command checks that it is a
-	// regular file before Open.
+	// regular file (or, with Dir, a directory) before Open.
 	File func(arg string) string
+	// Dir is true when File may also name a directory of such files (an
+	// inspect_ai log directory).
+	Dir bool
 	// Members, when not nil, makes the kind a composite of other specs (a
 	// panel): it returns the member specs of ARG, which Parse checks in
 	// turn; a member may not itself be a composite. Open opens them with
