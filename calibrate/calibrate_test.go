@@ -117,7 +117,7 @@ func TestMergeRefusesShardsThatDoNotAccountForTheirRuns(t *testing.T) {
 	emptied := *shards[1]
 	emptied.Comparisons = nil
 	if _, err := Merge([]*report.Report{shards[0], &emptied, shards[2]}, names, Finish{}); err == nil ||
-		!strings.Contains(err.Error(), "s2.yaml (shard 2/3) has no result for its run(s)") {
+		!strings.Contains(err.Error(), "s2.yaml (shard 2/3) has no result for its runs") {
 		t.Errorf("emptied shard: err %v", err)
 	}
 	stray := *shards[0]

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
@@ -213,8 +214,8 @@ func accounted(r *report.Report, i, n int, name string) error {
 			more = fmt.Sprintf(" and %d more", len(missing)-3)
 			missing = missing[:3]
 		}
-		return fmt.Errorf("merge: %s (shard %d/%d) has no result for its run(s) %s%s: an interrupted or edited shard report",
-			name, i, n, strings.Join(missing, ", "), more)
+		return fmt.Errorf("merge: %s (shard %d/%d) has no result for its %s %s%s: an interrupted or edited shard report",
+			name, i, n, english.Noun(len(missing), "run", "runs"), strings.Join(missing, ", "), more)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/internal/lines"
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -504,13 +505,13 @@ func (t *callTally) finish(rep *CallReport) error {
 	}
 	sort.Strings(pools)
 	for _, pool := range pools {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("pool %q of %d counted call(s) has no prices at all", pool, t.noPrices[pool]))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("pool %q of %s has no prices at all", pool, english.Count(t.noPrices[pool], "counted call", "counted calls")))
 	}
 	if len(rep.Tampered) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d call(s) excluded: seal does not match the sealed fields", len(rep.Tampered)))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s excluded: seal does not match the sealed fields", english.Count(len(rep.Tampered), "call", "calls")))
 	}
 	if rep.SealedV1 > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d call(s) carry a version 1 seal, which does not cover season, decider, pool or refused", rep.SealedV1))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s a version 1 seal, which does not cover season, decider, pool or refused", english.Count(rep.SealedV1, "call carries", "calls carry")))
 	}
 	return nil
 }
@@ -518,7 +519,7 @@ func (t *callTally) finish(rep *CallReport) error {
 // finish computes the group's Brier and calibration terms.
 func (g *GroupScore) finish() error {
 	if g.Resolved < minResolvedForCalibration {
-		g.Reason = fmt.Sprintf("%d resolved call(s); calibration needs at least %d", g.Resolved, minResolvedForCalibration)
+		g.Reason = fmt.Sprintf("%s; calibration needs at least %d", english.Count(g.Resolved, "resolved call", "resolved calls"), minResolvedForCalibration)
 		return nil
 	}
 	b, err := g.scores.Brier()

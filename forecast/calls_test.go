@@ -219,7 +219,7 @@ func TestResolveCallsCountsOnlyOwnDirectionalCalls(t *testing.T) {
 		callJSON(t, map[string]any{"id": "noref", "reference_price": nil}),
 	)
 	want := []GroupScore{{Agent: "alpha", Season: "s1", Counted: 3, Ignored: 6, Refused: 1,
-		Resolved: 3, Right: 3, Unsealed: 3, Reason: "3 resolved call(s); calibration needs at least 5"}}
+		Resolved: 3, Right: 3, Unsealed: 3, Reason: "3 resolved calls; calibration needs at least 5"}}
 	if diff := cmp.Diff(want, rep.Groups, cmpopts.IgnoreUnexported(GroupScore{}), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)
 	}
@@ -227,7 +227,7 @@ func TestResolveCallsCountsOnlyOwnDirectionalCalls(t *testing.T) {
 		t.Errorf("unsealed = %d counted, %d other, want 3 and 6", rep.Unsealed, rep.UnsealedIgnored)
 	}
 	rep = resolveLines(t, prices, due.Add(3*time.Hour), callJSON(t, map[string]any{"pool": "ETHX"}), callJSON(t, map[string]any{"id": "2", "pool": "ETHX"}))
-	if diff := cmp.Diff([]string{`pool "ETHX" of 2 counted call(s) has no prices at all`}, rep.Warnings); diff != "" {
+	if diff := cmp.Diff([]string{`pool "ETHX" of 2 counted calls has no prices at all`}, rep.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -11,6 +11,9 @@ const CallsSchemaVersion = 1
 type CallsDocument struct {
 	SchemaVersion int    `yaml:"schema_version" json:"schema_version"`
 	GeneratedBy   string `yaml:"generated_by" json:"generated_by"`
+	// GatesFailed is gates.Summary of Gates, first so a reader sees it:
+	// "GATES FAILED: ..."; absent when every gate passed.
+	GatesFailed string `yaml:"gates_failed,omitempty" json:"gates_failed,omitempty"`
 	// Inputs are the input files with the SHA-256 of their bytes, and
 	// CommandLine the arguments (without -o), so the document can be
 	// reproduced.
@@ -35,12 +38,18 @@ type CallsDocument struct {
 	Gates []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
 
+// GateSchemaVersion is the version of the gate document's layout.
+const GateSchemaVersion = 1
+
 // GateDocument is the output of evalcal gate: the decisions of
-// DecideGate with the input paths, bad lines and warnings.
+// DecideGate with the input paths, bad lines and warnings, and what
+// wrote it, as every evalcal document says.
 type GateDocument struct {
-	Events    string         `yaml:"events" json:"events"`
-	History   string         `yaml:"history" json:"history"`
-	Decisions []GateDecision `yaml:"decisions" json:"decisions"`
-	BadLines  []BadLine      `yaml:"bad_lines" json:"bad_lines"`
-	Warnings  []string       `yaml:"warnings" json:"warnings"`
+	SchemaVersion int            `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy   string         `yaml:"generated_by" json:"generated_by"`
+	Events        string         `yaml:"events" json:"events"`
+	History       string         `yaml:"history" json:"history"`
+	Decisions     []GateDecision `yaml:"decisions" json:"decisions"`
+	BadLines      []BadLine      `yaml:"bad_lines" json:"bad_lines"`
+	Warnings      []string       `yaml:"warnings" json:"warnings"`
 }

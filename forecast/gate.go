@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -447,10 +448,10 @@ func DecideGate(in GateInput, history []GateHistory) (GateReport, error) {
 		}
 	}
 	if orphans > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d event(s) name no candidate of their layer and were ignored", orphans))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s no candidate of their layer and were ignored", english.Count(orphans, "event names", "events name")))
 	}
 	if repeats > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d event(s) repeat the layer, candidate and seq of an earlier one and were ignored", repeats))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s the layer, candidate and seq of an earlier one and were ignored", english.Count(repeats, "event repeats", "events repeat")))
 	}
 	return rep, nil
 }
@@ -503,7 +504,7 @@ func decideCandidate(c GateCandidate, events []GateEvent, k int, base Baseline) 
 	switch {
 	case d.N < GateMinOutcomes:
 		d.Decision, d.NewState = DecisionShadow, "shadow"
-		d.Reason = fmt.Sprintf("%d held-out outcome(s); needs at least %d", d.N, GateMinOutcomes)
+		d.Reason = fmt.Sprintf("%s; needs at least %d", english.Count(d.N, "held-out outcome", "held-out outcomes"), GateMinOutcomes)
 	case d.Wilson.Upper <= b:
 		d.Decision, d.NewState = DecisionRetire, "retired"
 		d.Reason = fmt.Sprintf("Wilson upper bound %.4f <= baseline %.4f", d.Wilson.Upper, b)

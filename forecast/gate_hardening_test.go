@@ -60,7 +60,7 @@ func TestDecideGateIgnoresRepeatedOutcomes(t *testing.T) {
 	if d := rep.Decisions[0]; d.N != 7 || d.Decision != DecisionShadow {
 		t.Errorf("n = %d, decision %s; want 7, shadow", d.N, d.Decision)
 	}
-	want := []string{"21 event(s) repeat the layer, candidate and seq of an earlier one and were ignored"}
+	want := []string{"21 events repeat the layer, candidate and seq of an earlier one and were ignored"}
 	if diff := cmp.Diff(want, rep.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

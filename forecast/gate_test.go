@@ -163,7 +163,7 @@ func TestDecideGateCountsOnlyEventsAfterBirthInSeqOrder(t *testing.T) {
 	if d.N != 28 || d.Hits != 20 || d.Decision != "demote" {
 		t.Errorf("n=%d hits=%d decision=%s, want 28, 20, demote", d.N, d.Hits, d.Decision)
 	}
-	if diff := cmp.Diff([]string{"1 event(s) name no candidate of their layer and were ignored"}, rep.Warnings); diff != "" {
+	if diff := cmp.Diff([]string{"1 event names no candidate of their layer and were ignored"}, rep.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

@@ -88,9 +88,12 @@ func (o ScoreOptions) Validate() error {
 // ScoreReport is the document evalcal score prints. Score fills Options,
 // Groups and Warnings; the caller fills the rest.
 type ScoreReport struct {
-	SchemaVersion int          `yaml:"schema_version" json:"schema_version"`
-	GeneratedBy   string       `yaml:"generated_by" json:"generated_by"`
-	Inputs        []ScoreInput `yaml:"inputs" json:"inputs"`
+	SchemaVersion int    `yaml:"schema_version" json:"schema_version"`
+	GeneratedBy   string `yaml:"generated_by" json:"generated_by"`
+	// GatesFailed is gates.Summary of Gates, first so a reader sees it:
+	// "GATES FAILED: ..."; absent when every gate passed.
+	GatesFailed string       `yaml:"gates_failed,omitempty" json:"gates_failed,omitempty"`
+	Inputs      []ScoreInput `yaml:"inputs" json:"inputs"`
 	// CommandLine is the command's arguments without -o, so the document
 	// can be reproduced.
 	CommandLine []string      `yaml:"command_line" json:"command_line"`

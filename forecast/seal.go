@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/evalcal/evalcal/internal/english"
 )
 
 // Seals let the engine that writes trading calls commit to a call's
@@ -226,6 +228,6 @@ func (r CallReport) CheckSeals() error {
 	if r.Unsealed == 0 && r.UnsealedIgnored == 0 && r.SealedV1 == 0 && len(r.Tampered) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %d counted and %d other call(s) unsealed, %d with a version 1 seal (does not cover season, decider, pool, refused), %d tampered",
-		ErrSealsRequired, r.Unsealed, r.UnsealedIgnored, r.SealedV1, len(r.Tampered))
+	return fmt.Errorf("%w: %d counted and %s unsealed, %d with a version 1 seal (does not cover season, decider, pool, refused), %d tampered",
+		ErrSealsRequired, r.Unsealed, english.Count(r.UnsealedIgnored, "other call", "other calls"), r.SealedV1, len(r.Tampered))
 }

@@ -27,5 +27,5 @@ func ExampleResolveCalls() {
 	g := rep.Groups[0]
 	fmt.Println(g.Agent, g.Counted, g.Right, g.Reason)
 	// Output:
-	// alpha 1 1 1 resolved call(s); calibration needs at least 5
+	// alpha 1 1 1 resolved call; calibration needs at least 5
 }

@@ -93,7 +93,7 @@ func TestRelabelledCallsAreCaughtByV2SealsOnly(t *testing.T) {
 		t.Errorf("tampered (-want +got):\n%s", diff)
 	}
 	want := []GroupScore{{Agent: "cora", Season: "2026-q1", Counted: 1, Ignored: 1, Resolved: 1, Wrong: 1, SealedV2: 1,
-		Reason: "1 resolved call(s); calibration needs at least 5"}}
+		Reason: "1 resolved call; calibration needs at least 5"}}
 	if diff := cmp.Diff(want, rep.Groups, cmpopts.IgnoreUnexported(GroupScore{})); diff != "" {
 		t.Errorf("groups (-want +got):\n%s", diff)
 	}

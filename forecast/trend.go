@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -99,7 +100,7 @@ func Trend(fs []Forecast, window int) (TrendResult, error) {
 
 	res := TrendResult{Window: window, Windows: []TrendWindow{}, Warnings: []string{}}
 	if undated > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d forecast(s) have no time and sort first", undated))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s no time and sort first", english.Count(undated, "forecast has", "forecasts have")))
 	}
 	m := len(sorted) / window
 	res.Dropped = len(sorted) - m*window
@@ -124,7 +125,7 @@ func Trend(fs []Forecast, window int) (TrendResult, error) {
 	}
 	if m < 3 {
 		res.Verdict = VerdictTooFewWindows
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%d window(s) of %d; a slope interval needs at least 3 windows (%d forecasts)", m, window, 3*window))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s of %d; a slope interval needs at least 3 windows (%d forecasts)", english.Count(m, "window", "windows"), window, 3*window))
 		return res, nil
 	}
 	rs, err := OLSSlope(resol)

@@ -267,10 +267,38 @@ func TestTrendFieldsAreGated(t *testing.T) {
 	if got[0].Pass || got[0].Field != "trend.agreement.ci95.lower" || got[1].Pass || got[1].Bound != "lower" || !got[2].Pass {
 		t.Errorf("%+v", got)
 	}
-	if err := gates.Unmet(got); err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "2 gate(s) not met: trend.agreement.lower > -5; ") {
+	if err := gates.Unmet(got); err == nil || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "2 gates not met: trend.agreement.lower > -5; ") {
 		t.Errorf("Unmet: %v", err)
 	}
 	if err := gates.Unmet(got[2:]); err != nil {
 		t.Errorf("Unmet of passing results: %v", err)
+	}
+}
+
+// A gate failing on several groups is one entry naming them (issue 28: the
+// score and calls documents repeated it once a group, without the group).
+func TestSummaryNamesEachFailedGateOnceWithItsGroups(t *testing.T) {
+	one := 1.5
+	rs := []gates.Result{
+		{Expr: "calibration >= 90", Field: "groups[atlas/2026-q1].calibration", Value: &one},
+		{Expr: "calibration >= 90", Field: "groups[birch/2026-q1].calibration"},
+		{Expr: "calibration >= 0", Field: "groups[atlas/2026-q1].calibration", Value: &one, Pass: true},
+		{Expr: "calibration >= 0", Field: "groups[birch/2026-q1].calibration"},
+		{Expr: "calibration >= 90", Field: "groups[a[b]].calibration"},
+	}
+	want := "GATES FAILED: 2 of 2 gates: calibration >= 90 on 3 of 3 groups (atlas/2026-q1, birch/2026-q1, a[b]); " +
+		"calibration >= 0 on 1 of 2 groups (birch/2026-q1)"
+	if got := gates.Summary(rs); got != want {
+		t.Errorf("Summary:\n got %q\nwant %q", got, want)
+	}
+	report := []gates.Result{{Expr: "agreement.lower >= 80", Field: "agreement_rate.wilson95.lower"}, {Expr: "kappa.linear.lower >= 0.6", Pass: true}}
+	if got, want := gates.Summary(report), "GATES FAILED: 1 of 2 gates: agreement.lower >= 80"; got != want {
+		t.Errorf("Summary of a report's gates = %q, want %q", got, want)
+	}
+	if got := gates.Summary(rs[2:3]); got != "" {
+		t.Errorf("Summary with every gate passed = %q, want empty", got)
+	}
+	if got, want := gates.Unmet(rs[:1]).Error(), "1 gate not met: calibration >= 90"; got != want {
+		t.Errorf("Unmet = %q, want %q", got, want)
 	}
 }

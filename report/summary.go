@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -81,7 +82,7 @@ func Summarize(r *Report) {
 		if r.Cost.BudgetStopped {
 			why = "the --max-cost budget stopped the calls"
 		}
-		parts = append(parts, fmt.Sprintf("PARTIAL: %s, %d runs are missing an inspection", why, len(failed)))
+		parts = append(parts, fmt.Sprintf("PARTIAL: %s, %s an inspection", why, english.Count(len(failed), "run is missing", "runs are missing")))
 	}
 	if len(r.Gates) > 0 {
 		if failed == 0 {
@@ -205,11 +206,11 @@ func leniencyWords(l aggregate.Leniency) string {
 	}
 	switch l.Direction {
 	case aggregate.Lenient:
-		return fmt.Sprintf("at the pass line light is lenient: it passes %d runs deep does not and misses %d deep passes%s",
-			l.LightPassDeepNot, l.DeepPassLightNot, p)
+		return fmt.Sprintf("at the pass line light is lenient: it passes %s deep does not and misses %s%s",
+			english.Count(l.LightPassDeepNot, "run", "runs"), english.Count(l.DeepPassLightNot, "deep pass", "deep passes"), p)
 	case aggregate.Strict:
-		return fmt.Sprintf("at the pass line light is strict: it misses %d deep passes and passes %d runs deep does not%s",
-			l.DeepPassLightNot, l.LightPassDeepNot, p)
+		return fmt.Sprintf("at the pass line light is strict: it misses %s and passes %s deep does not%s",
+			english.Count(l.DeepPassLightNot, "deep pass", "deep passes"), english.Count(l.LightPassDeepNot, "run", "runs"), p)
 	}
 	if l.LightPassDeepNot == 0 {
 		return "light and deep pass the same runs"

@@ -162,6 +162,7 @@ func callsRun(ctx context.Context, o *callsOptions) error {
 	if len(gs) > 0 {
 		results = gates.Check(gs, doc)
 		doc.Gates = results
+		doc.GatesFailed = gates.Summary(results)
 	}
 	var data []byte
 	switch o.Output.Format {
@@ -262,7 +263,7 @@ func readTerms(ctx context.Context, path string) (map[string]map[string]*float64
 	}
 	var terms map[string]map[string]*float64
 	if err := yaml.Unmarshal(data, &terms); err != nil {
-		return nil, fmt.Errorf("calls: terms %s: want a mapping agent -> term -> number or null: %w", path, err)
+		return nil, fmt.Errorf("calls: terms %s: want a mapping agent -> term -> number or null: %w", path, yamlError(err))
 	}
 	return terms, nil
 }

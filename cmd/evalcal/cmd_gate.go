@@ -99,6 +99,7 @@ func gateRun(ctx context.Context, o *gateOptions) error {
 		return fmt.Errorf("gate: %w", err)
 	}
 	doc := forecast.GateDocument{
+		SchemaVersion: forecast.GateSchemaVersion, GeneratedBy: "evalcal " + version,
 		Events: o.Events, History: o.History,
 		Decisions: orEmpty(rep.Decisions), BadLines: orEmpty(bad), Warnings: orEmpty(rep.Warnings),
 	}

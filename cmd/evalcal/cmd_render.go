@@ -217,7 +217,7 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 	case hasAsOf:
 		var doc forecast.CallsDocument
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("decode calls document: %w", err)
+			return nil, fmt.Errorf("decode calls document: %w", yamlError(err))
 		}
 		if doc.SchemaVersion > forecast.CallsSchemaVersion {
 			return nil, fmt.Errorf("%w: calls document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",

@@ -98,13 +98,13 @@ func readEscalation(path string) (*report.EscalationInputs, error) {
 		Escalation *report.Escalation `yaml:"escalation"`
 	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("run: --escalate: %s: %w", path, err)
+		return nil, fmt.Errorf("run: --escalate: %s: %w", path, yamlError(err))
 	}
 	sec := doc.Escalation
 	if sec == nil {
 		sec = new(report.Escalation)
 		if err := yaml.Unmarshal(b, sec); err != nil {
-			return nil, fmt.Errorf("run: --escalate: %s: %w", path, err)
+			return nil, fmt.Errorf("run: --escalate: %s: %w", path, yamlError(err))
 		}
 	}
 	in, err := policyInputs(path, sec)

@@ -178,6 +178,7 @@ func scoreRun(ctx context.Context, o *scoreOptions) error {
 	if len(gs) > 0 {
 		results = gates.Check(gs, rep)
 		rep.Gates = results
+		rep.GatesFailed = gates.Summary(results)
 	}
 	data, err := encodeScoreReport(rep, o.Output.Format)
 	if err != nil {
@@ -304,7 +305,7 @@ func readScoreDocument(ctx context.Context, path string) (*forecast.ScoreReport,
 func parseScoreDocument(data []byte) (*forecast.ScoreReport, error) {
 	var doc forecast.ScoreReport
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("decode score document: %w", err)
+		return nil, fmt.Errorf("decode score document: %w", yamlError(err))
 	}
 	switch {
 	case doc.SchemaVersion == 0 || doc.Groups == nil:

@@ -220,7 +220,7 @@ func readPriceFile(path string) (prices, error) {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, yamlError(err))
 	}
 	out := prices{}
 	for model, p := range raw {

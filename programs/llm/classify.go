@@ -304,7 +304,10 @@ func transportMessage(err error) string {
 
 // redact removes the API key from s, and every word of s that shares at
 // least 8 bytes with it or that masks a secret with "****" (providers
-// echo keys as "sk-abc***xyz").
+// echo keys as "sk-abc***xyz"). A key shorter than shortKeyBytes (a dummy
+// key such as "x" for a local server) is removed only where it stands as
+// a whole token, so that the provider's own words survive ("does not
+// exist", not "does not e[redacted]ist"; issue 28).
 func (j *Judge) redact(s string) string {
 	return redactSecret(s, j.key)
 }
@@ -313,7 +316,11 @@ func redactSecret(s, key string) string {
 	if key == "" || s == "" {
 		return s
 	}
-	s = strings.ReplaceAll(s, key, "[redacted]")
+	if len(key) >= shortKeyBytes {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	} else {
+		s = replaceToken(s, key, "[redacted]")
+	}
 	words := strings.FieldsFunc(s, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == ',' || r == '`'
 	})
@@ -327,6 +334,39 @@ func redactSecret(s, key string) string {
 		}
 	}
 	return s
+}
+
+// shortKeyBytes is the length under which a key is taken for a dummy
+// and redacted only as a whole token: every provider's real keys are
+// longer (OpenAI's and Anthropic's run to dozens of bytes), and a
+// shorter string occurs inside ordinary words.
+const shortKeyBytes = 8
+
+// replaceToken replaces each occurrence of tok in s that is not part of a
+// longer token (letters, digits, '-', '_' on either side).
+func replaceToken(s, tok, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, tok)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(tok)
+		whole := (i == 0 || !isTokenByte(s[i-1])) && (end == len(s) || !isTokenByte(s[end]))
+		b.WriteString(s[:i])
+		if whole {
+			b.WriteString(with)
+		} else {
+			b.WriteString(tok)
+		}
+		s = s[end:]
+	}
+}
+
+// isTokenByte reports whether c can be part of a key-like token.
+func isTokenByte(c byte) bool {
+	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // sharesRun reports whether a and b have a common substring of n bytes.

@@ -114,6 +114,23 @@ func TestRedactSecret(t *testing.T) {
 	}
 }
 
+// TestRedactShortDummyKey: a dummy key shorter than a real one ("x", "demo")
+// is removed where it stands alone, never inside the provider's words
+// (issue 28: "The model does not e[redacted]ist").
+func TestRedactShortDummyKey(t *testing.T) {
+	cases := []struct{ key, in, want string }{
+		{"x", "The model `judge-x` does not exist", "The model `judge-x` does not exist"},
+		{"x", "Incorrect API key provided: x.", "Incorrect API key provided: [redacted]."},
+		{"demo", "demonstration key demo rejected", "demonstration key [redacted] rejected"},
+		{"k1", "bearer k1", "bearer [redacted]"},
+	}
+	for _, c := range cases {
+		if got := redactSecret(c.in, c.key); got != c.want {
+			t.Errorf("redact(%q, key %q) = %q, want %q", c.in, c.key, got, c.want)
+		}
+	}
+}
+
 // TestKeyOnlyInItsHeader: the key travels in one header only (a bearer
 // Authorization; the Anthropic SDK v2 sends it so too, older ones as
 // x-api-key), never in a body or another header.

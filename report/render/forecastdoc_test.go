@@ -96,9 +96,9 @@ func TestCallsRenderersMatchGolden(t *testing.T) {
 
 // A null calibration shows the document's reason, never a number.
 func TestCallsMarkdownShowsTheReasonForANullCalibration(t *testing.T) {
-	v := CallsView{AsOf: "2026-03-10T00:00:00Z", Groups: []forecast.GroupScore{{Agent: "birch", Season: "q1", Resolved: 3, Reason: "3 resolved call(s); calibration needs at least 5"}}}
+	v := CallsView{AsOf: "2026-03-10T00:00:00Z", Groups: []forecast.GroupScore{{Agent: "birch", Season: "q1", Resolved: 3, Reason: "3 resolved calls; calibration needs at least 5"}}}
 	b, _ := CallsMarkdown(v)
-	if !strings.Contains(string(b), "| n/a (3 resolved call(s); calibration needs at least 5) |") {
+	if !strings.Contains(string(b), "| n/a (3 resolved calls; calibration needs at least 5) |") {
 		t.Errorf("reason missing:\n%s", b)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -42,7 +43,7 @@ func historyPage(h reportio.History, plots bool) page {
 			failedNights++
 		}
 	}
-	lead := fmt.Sprintf("%d reports, %s to %s · gates failed on %d of them", len(h.Nights), first.Label, last.Label, failedNights)
+	lead := fmt.Sprintf("%s, %s to %s · gates failed on %d of them", english.Count(len(h.Nights), "report", "reports"), first.Label, last.Label, failedNights)
 	p.Banner = banner{Lead: lead, Level: "none"}
 	latest := fmt.Sprintf("Latest (%s): %s", last.Label, trustWords(last.Trust))
 	if last.Agreement != nil {
@@ -53,7 +54,7 @@ func historyPage(h reportio.History, plots bool) page {
 	}
 	p.Banner.Text = []string{latest + "."}
 	if failedNights > 0 {
-		p.Banner.AlertTitle = fmt.Sprintf("GATES FAILED on %d of %d reports", failedNights, len(h.Nights))
+		p.Banner.AlertTitle = fmt.Sprintf("GATES FAILED on %d of %s", failedNights, english.Count(len(h.Nights), "report", "reports"))
 		for _, n := range h.Nights {
 			if len(n.GatesFailed) > 0 {
 				p.Banner.Alerts = append(p.Banner.Alerts, n.Label+": "+strings.Join(n.GatesFailed, "; "))
@@ -142,6 +143,6 @@ func historyCharts(nights []reportio.HistoryNight) section {
 			break
 		}
 	}
-	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("%d reports; %d with failed gates. The x axis is the reports' order, labelled by file name.", len(nights), failed)})
+	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("%s; %d with failed gates. The x axis is the reports' order, labelled by file name.", english.Count(len(nights), "report", "reports"), failed)})
 	return s
 }
