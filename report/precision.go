@@ -508,3 +508,77 @@ func appendJSONFloat(b []byte, x float64, bitSize int) []byte {
 func appendPValue(b []byte, x float64) []byte {
 	return strconv.AppendFloat(b, x, 'e', 2, 64)
 }
+
+// The display rule: how the Markdown and HTML documents, and the summary
+// sentence every format carries, show a figure to a reader. Each figure
+// has one display form, written by one of the functions below and nowhere
+// else, so that a figure never reads at two precisions on one screen
+// (issue 28: "kappa 0.73" in the sentence and "0.72619" in the table):
+//
+//   - percentages, 0-100 scores and points: 2 decimals, as in the
+//     documents ("78.26%", "-5.70");
+//   - every other statistic (kappa, correlations, Brier, ratios, dollars):
+//     DisplayStatDigits significant digits, trailing zeros trimmed,
+//     e-notation below 1e-4 ("0.726", "0.0167", "1.23e-05");
+//   - p-values: DisplayPDigits significant digits, as a reader quotes
+//     them ("0.18", "0.0012", "3.7e-13").
+//
+// The machine documents (YAML, JSON) keep the Precision classes above:
+// people and later commands compute on them.
+const (
+	DisplayStatDigits = 3
+	DisplayPDigits    = 2
+)
+
+// DisplayStat writes a statistic to DisplayStatDigits significant digits
+// (rounded as RoundDecimal rounds), trailing zeros trimmed, in e-notation
+// below 1e-4 or from 1e21; NaN and ±Inf as NotANumber.
+func DisplayStat(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return NotANumber
+	}
+	r := RoundDecimal(x, DisplayStatDigits, 0)
+	if a := math.Abs(r); a != 0 && (a < 1e-4 || a >= 1e21) {
+		return strconv.FormatFloat(r, 'e', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// DisplayP writes a p-value to DisplayPDigits significant digits: "0.18",
+// "1", "0.0012", and e-notation below 1e-4 ("3.7e-13"); NaN and ±Inf as
+// NotANumber.
+func DisplayP(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return NotANumber
+	}
+	r := RoundDecimal(x, DisplayPDigits, 0)
+	if a := math.Abs(r); a != 0 && a < 1e-4 {
+		return strconv.FormatFloat(r, 'e', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// DisplayScore writes a 0-100 score or a difference of them (points) to 2
+// decimals: "71.43", "-5.70", "0.00".
+func DisplayScore(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return NotANumber
+	}
+	return strconv.FormatFloat(RoundDecimal(x, 0, 2), 'f', 2, 64)
+}
+
+// DisplayPercent writes a percentage to 2 decimals: "71.43%".
+func DisplayPercent(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return NotANumber
+	}
+	return DisplayScore(x) + "%"
+}
+
+// DisplayUSD writes dollars as a statistic: "$0.00041", "$0.0167".
+func DisplayUSD(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return NotANumber
+	}
+	return "$" + DisplayStat(x)
+}

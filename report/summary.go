@@ -57,7 +57,9 @@ func Summarize(r *Report) {
 			percent(c.CI95.Lower), percent(c.CI95.Upper)))
 	}
 	if k := r.Kappa.Linear; k.Reason == "" && a.N > 0 {
-		parts = append(parts, fmt.Sprintf("linear kappa %.2f [%.2f, %.2f]", k.Value, k.CI95.Lower, k.CI95.Upper))
+		parts = append(parts, fmt.Sprintf("linear kappa %s [%s, %s]", DisplayStat(k.Value), DisplayStat(k.CI95.Lower), DisplayStat(k.CI95.Upper)))
+	} else if a.N > 0 && strings.Contains(k.Reason, "one verdict") {
+		parts = append(parts, "linear kappa "+k.Reason)
 	}
 	if l := leniencyWords(r.Leniency); l != "" {
 		parts = append(parts, l)
@@ -182,7 +184,7 @@ func TestClause(t *advisor.Test) string {
 		figures = append(figures, t.Detail)
 	}
 	if t.P != nil {
-		figures = append(figures, "p = "+FormatP(*t.P))
+		figures = append(figures, "p = "+DisplayP(*t.P))
 	}
 	level := fmt.Sprintf("fires at p < %g", t.Alpha)
 	if len(figures) == 0 {
@@ -202,7 +204,7 @@ func leniencyWords(l aggregate.Leniency) string {
 		if l.Significant {
 			sig = "significant"
 		}
-		p = fmt.Sprintf(" (McNemar p = %.2g, %s)", *l.McNemarP, sig)
+		p = fmt.Sprintf(" (McNemar p = %s, %s)", DisplayP(*l.McNemarP), sig)
 	}
 	switch l.Direction {
 	case aggregate.Lenient:
@@ -222,23 +224,17 @@ func leniencyWords(l aggregate.Leniency) string {
 func costWords(c Cost) string {
 	switch {
 	case c.Light.PerRun != nil && c.Deep.PerRun != nil && c.DeepToLightPerRun != nil:
-		return fmt.Sprintf("a run costs $%s light and $%s deep (%.1fx)", money(*c.Light.PerRun), money(*c.Deep.PerRun), *c.DeepToLightPerRun)
+		return fmt.Sprintf("a run costs %s light and %s deep (%sx)", DisplayUSD(*c.Light.PerRun), DisplayUSD(*c.Deep.PerRun), DisplayStat(*c.DeepToLightPerRun))
 	case c.Deep.PerRun != nil && *c.Deep.PerRun > 0:
-		return fmt.Sprintf("a deep inspection costs $%s", money(*c.Deep.PerRun))
+		return fmt.Sprintf("a deep inspection costs %s", DisplayUSD(*c.Deep.PerRun))
 	case c.Light.PerRun != nil && *c.Light.PerRun > 0:
-		return fmt.Sprintf("a light inspection costs $%s", money(*c.Light.PerRun))
+		return fmt.Sprintf("a light inspection costs %s", DisplayUSD(*c.Light.PerRun))
 	}
 	return ""
 }
 
-// percent writes a percentage to 2 decimals.
-func percent(x float64) string { return fmt.Sprintf("%.2f%%", x) }
-
-// money writes dollars with 4 significant digits (fractions of a cent
-// matter per run).
-func money(x float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", x), "0"), ".")
-}
+// percent writes a percentage by the display rule (DisplayPercent).
+func percent(x float64) string { return DisplayPercent(x) }
 
 // maxMisjudgedNamed is how many misjudged pairs of one field the summary
 // sentence names; the rest are counted (the slices section lists all).

@@ -239,30 +239,60 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 
 // mdEscaper escapes the characters that would turn report text (run ids,
 // flag descriptions, inspector reasons) into Markdown or HTML markup:
-// emphasis, code, raw HTML, links and table cell breaks. Underscores are
-// left alone (GitHub does not emphasise inside words) except at a word's
-// edge, see mdText.
+// emphasis, code, links and table cell breaks. Underscores are left alone
+// (GitHub does not emphasise inside words) except at a word's edge, and
+// <, > and & only where they could start markup, see mdText.
 var mdEscaper = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", "*", `\*`, "](", `]\(`,
-	"<", "&lt;", ">", "&gt;", "&", "&amp;", "|", `\|`,
+	`\`, `\\`, "`", "\\`", "*", `\*`, "](", `]\(`, "|", `\|`,
 	"\r\n", " ", "\n", " ", "\r", " ",
 )
 
-// mdText escapes s for a Markdown line; see mdEscaper.
+// mdText escapes s for a Markdown line; see mdEscaper. A '<' is escaped
+// (a CommonMark backslash escape, "\<") only before a letter, '/', '!' or
+// '?', where it could open raw HTML or an autolink; an '&' only where it
+// starts an entity ("&amp;", "&#60;"); a '>' only first, where
+// it would open a block quote. So "p < 0.05" and "fail < partial < pass"
+// read as written in the Markdown source too, never "&lt;" (issue 28).
 func mdText(s string) string {
 	s = mdEscaper.Replace(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '_' && (i == 0 || i == len(s)-1 || !isWordByte(s[i-1]) || !isWordByte(s[i+1])) {
-			b.WriteByte('\\')
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
 		}
-		if s[i] == '#' && i == 0 {
+		switch c := s[i]; {
+		case c == '_' && (i == 0 || i == len(s)-1 || !isWordByte(s[i-1]) || !isWordByte(next)):
+			b.WriteByte('\\')
+		case c == '#' && i == 0, c == '>' && i == 0:
+			b.WriteByte('\\')
+		case c == '<' && (isLetter(next) || next == '/' || next == '!' || next == '?'):
+			b.WriteByte('\\')
+		case c == '&' && entityAt(s[i+1:]):
 			b.WriteByte('\\')
 		}
 		b.WriteByte(s[i])
 	}
 	return b.String()
 }
+
+// entityAt reports whether s (what follows an '&') reads as the rest of
+// an HTML entity: a name or '#' and digits, then ';' (at most 32 bytes).
+func entityAt(s string) bool {
+	for i := 0; i < len(s) && i < 32; i++ {
+		c := s[i]
+		switch {
+		case c == ';':
+			return i > 0
+		case isLetter(c) || c >= '0' && c <= '9' || c == '#' && i == 0:
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80

@@ -9,17 +9,19 @@ import (
 	"github.com/evalcal/evalcal/statistician"
 )
 
-// The Markdown and HTML documents write every figure by the precision rule
-// the YAML and JSON documents follow, so that a figure reads the same in
-// every format:
+// The Markdown and HTML documents write every figure by the display rule
+// of report/precision.go (report.DisplayStat, ...), which the summary
+// sentence follows too, so that a figure reads the same wherever it is
+// shown; the YAML and JSON documents keep more digits (the precision
+// rule) for the programs that compute on them:
 //
 //   - percentages and 0-100 scores, and differences of them in points:
 //     2 decimals, both written ("71.43%", "-5.70"); a per-run score as the
 //     inspector gave it, to at most 2 decimals ("80", "72.5");
-//   - probabilities and every other statistic: 6 significant digits,
-//     trailing zeros trimmed ("0.24625", "0.5"), in e-notation below 1e-4
-//     as YAML writes them ("1.23457e-05");
-//   - p-values: 3 significant digits in e-notation ("1.23e-05");
+//   - probabilities and every other statistic: 3 significant digits,
+//     trailing zeros trimmed ("0.246", "0.5"), in e-notation below 1e-4
+//     ("1.23e-05");
+//   - p-values: 2 significant digits ("0.18", "0.0012", "3.7e-13");
 //   - counts: integers;
 //   - a figure that is not defined: "n/a" with the reason where there is
 //     one, never 0.
@@ -28,9 +30,7 @@ import (
 // shortest decimal representation (the digits the unrounded YAML showed),
 // not of its binary value: 0.24624999999999997 is 0.24625 and 2.675 is
 // 2.68. A result of -0 is written as 0. NaN and ±Inf are written "n/a":
-// no evalcal document holds them. The helpers are named by class
-// (fmtPercent, fmtScore, fmtStat, fmtP) so that they can later call the
-// document encoder's single implementation of the rule.
+// no evalcal document holds them.
 
 // displayRound rounds x half away from zero on its shortest decimal
 // digits: to sig significant digits when sig > 0, else to decimals digits
@@ -43,22 +43,14 @@ func displayRound(x float64, sig, decimals int) float64 {
 // notANumber is what a figure that is NaN or infinite shows.
 const notANumber = report.NotANumber
 
-// fmtScore writes a 0-100 score or a difference of scores (points) to 2
-// decimals: "71.43", "-5.70", "0.00".
-func fmtScore(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return notANumber
-	}
-	return strconv.FormatFloat(displayRound(x, 0, 2), 'f', 2, 64)
-}
-
-// fmtPercent writes a percentage to 2 decimals with its sign: "71.43%".
-func fmtPercent(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return notANumber
-	}
-	return fmtScore(x) + "%"
-}
+// fmtScore, fmtPercent, fmtStat, fmtP and fmtUSD are the display rule of
+// report/precision.go (report.DisplayScore, ...): one form per figure,
+// whichever renderer or sentence shows it.
+func fmtScore(x float64) string   { return report.DisplayScore(x) }
+func fmtPercent(x float64) string { return report.DisplayPercent(x) }
+func fmtStat(x float64) string    { return report.DisplayStat(x) }
+func fmtP(x float64) string       { return report.DisplayP(x) }
+func fmtUSD(x float64) string     { return report.DisplayUSD(x) }
 
 // fmtRunScore writes a per-run score as the inspector gave it, to at most
 // 2 decimals, trailing zeros trimmed: "80", "72.5".
@@ -69,37 +61,11 @@ func fmtRunScore(x float64) string {
 	return strconv.FormatFloat(displayRound(x, 0, 2), 'f', -1, 64)
 }
 
-// fmtStat writes a statistic to 6 significant digits, trailing zeros
-// trimmed: "0.24625", "0.5", "12", and "1.23457e-05" below 1e-4 (as YAML
-// writes floats).
-func fmtStat(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return notANumber
-	}
-	r := displayRound(x, 6, 0)
-	if a := math.Abs(r); a != 0 && (a < 1e-4 || a >= 1e21) {
-		return strconv.FormatFloat(r, 'e', -1, 64)
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
-
-// fmtP writes a p-value to 3 significant digits in e-notation: "1.23e-05",
-// "6.25e-01", "1.00e+00".
-func fmtP(x float64) string { return report.FormatP(x) }
-
 // fmtCount writes a count.
 func fmtCount(n int) string { return strconv.Itoa(n) }
 
 // fmtCount64 writes a 64-bit count (tokens).
 func fmtCount64(n int64) string { return strconv.FormatInt(n, 10) }
-
-// fmtUSD writes dollars as a statistic: "$0.0021".
-func fmtUSD(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return notANumber
-	}
-	return "$" + fmtStat(x)
-}
 
 // fmtPercentCI, fmtScoreCI and fmtStatCI write a 95% interval as
 // "[lower, upper]" in the class of the figure it belongs to.

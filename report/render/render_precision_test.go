@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/evalcal/evalcal/advisor"
 )
 
 // The precision rule, as a scan of a rendered document's numbers. Every
@@ -17,12 +15,13 @@ import (
 // '%', 'x' or sentence period are set apart; identifiers such as run ids,
 // dates, hashes and versions are not numbers) must:
 //
-//   - have at most 6 significant digits;
+//   - have at most 6 significant digits (a statistic in a table at most
+//     3, the display rule's report.DisplayStatDigits);
 //   - with '%', have at most 2 decimals (exactly 2 in a table cell, where
 //     fmtPercent wrote it);
 //   - never be -0, and no word may be NaN or Inf;
-//   - after "p =" or in a p-value column, be 3 significant digits in
-//     e-notation (d.dde±XX).
+//   - after "p =" or in a p-value column, be at most 2 significant digits
+//     (report.DisplayPDigits: "0.18", "0.0012", "3.7e-13").
 //
 // In tables, a cell whose column or row label names percent, points or
 // 0-100 is a percentage or score: at most 2 decimals. Any other number
@@ -31,13 +30,10 @@ import (
 // the rules for text. SVG (chart coordinates), CSS and the command line
 // (the user's own words) are not scanned.
 //
-// One exemption: the summary sentence (report.Summarize, starting with a
-// trust phrase) writes McNemar's p with %.2g; it is scanned by every rule
-// but the p-value one (see the report to the lead).
 
 var (
 	numberToken = regexp.MustCompile(`^-?\d+(\.\d+)?([eE][+-]?\d+)?$`)
-	pValueText  = regexp.MustCompile(`^\d\.\d\de[+-]\d\d+$`)
+	pValueText  = regexp.MustCompile(`^(\d(\.\d)?e[+-]\d\d+|[0-9.]+)$`)
 	tokenSplit  = regexp.MustCompile(`[\s,;()\[\]/|=<>:–·→"']+`)
 	pContext    = regexp.MustCompile(`(?i)\bp\s*=\s*$|p-value\s*$`)
 )
@@ -85,8 +81,8 @@ func numberProblems(text, cls string, checkP bool) []string {
 		}
 		isP := cls == "p" || checkP && pContext.MatchString(text[:b[0]])
 		switch {
-		case isP && !pValueText.MatchString(tok):
-			out = append(out, fmt.Sprintf("%q: a p-value is 3 significant digits in e-notation", tok))
+		case isP && (!pValueText.MatchString(tok) || significantDigitsOf(tok) > 2):
+			out = append(out, fmt.Sprintf("%q: a p-value has at most 2 significant digits", tok))
 		case strings.Trim(mant, "-0.") == "" && strings.HasPrefix(tok, "-"):
 			out = append(out, fmt.Sprintf("%q: -0", tok))
 		case (decimals > 0 || sci) && significantDigitsOf(tok) > 6:
@@ -97,6 +93,8 @@ func numberProblems(text, cls string, checkP bool) []string {
 			out = append(out, fmt.Sprintf("%q%%: a percentage in a table has 2 decimals", tok))
 		case cls == "percent" && decimals > 2:
 			out = append(out, fmt.Sprintf("%q: a percentage or 0-100 score has at most 2 decimals", tok))
+		case cls == "stat" && !isP && (decimals > 0 || sci) && significantDigitsOf(tok) > 3:
+			out = append(out, fmt.Sprintf("%q: a statistic is shown to at most 3 significant digits", tok))
 		case cls == "stat" && !isP && !sci && decimals > 2 && strings.HasSuffix(mant, "0"):
 			out = append(out, fmt.Sprintf("%q: a statistic's trailing zeros are trimmed", tok))
 		}
@@ -142,24 +140,8 @@ func tableProblems(header []string, rows [][]string) []string {
 	return out
 }
 
-// summarySentence reports whether a paragraph is a summary sentence
-// (report.Summarize): a trust phrase, then the trust level in
-// parentheses: "Light can gate CI in deep's place (gate): ...".
-func summarySentence(p string) bool {
-	head, _, ok := strings.Cut(p, ": ")
-	if !ok {
-		return false
-	}
-	for _, level := range []string{advisor.TrustGate, advisor.TrustMonitor, advisor.TrustExplore, advisor.TrustInsufficient} {
-		if strings.HasSuffix(head, " ("+level+")") && !strings.Contains(strings.TrimSuffix(head, " ("+level+")"), "(") {
-			return true
-		}
-	}
-	return false
-}
-
 var mdUnescaper = strings.NewReplacer(`\|`, "|", `\*`, "*", `\_`, "_", "\\`", "`", `\\`, `\`, `\#`, "#", `]\(`, "](",
-	"&lt;", "<", "&gt;", ">", "&amp;", "&")
+	`\<`, "<", `\>`, ">", `\&`, "&")
 
 // splitMarkdownRow splits a table row on the cell bars that are not
 // escaped.
@@ -205,7 +187,7 @@ func markdownProblems(doc string) []string {
 			out = append(out, tableProblems(header, rows)...)
 		default:
 			text := mdUnescaper.Replace(strings.TrimPrefix(l, "- "))
-			out = append(out, numberProblems(text, "text", !summarySentence(text))...)
+			out = append(out, numberProblems(text, "text", true)...)
 		}
 	}
 	return out
@@ -244,7 +226,7 @@ func htmlProblems(doc string) []string {
 	doc = htmlTable.ReplaceAllString(doc, "")
 	for _, b := range htmlBlock.FindAllStringSubmatch(doc, -1) {
 		text := htmlUnescap(b[2])
-		out = append(out, numberProblems(text, "text", !summarySentence(text))...)
+		out = append(out, numberProblems(text, "text", true)...)
 	}
 	return out
 }
@@ -301,6 +283,8 @@ func TestPrecisionScanCatchesViolations(t *testing.T) {
 		"points":                "| statistic | value |\n| --- | ---: |\n| mean delta (points) | -5.714 |",
 		"p column":              "| test | p |\n| --- | ---: |\n| McNemar | 0.03125 |",
 		"seventeen-digit float": "| score | value |\n| --- | ---: |\n| Brier | 0.24624999999999997 |",
+		"stat at 5 digits":      "| figure | value |\n| --- | ---: |\n| kappa | 0.72619 |",
+		"p in e-notation at 3":  "McNemar p = 1.80e-01, not significant",
 	} {
 		if p := markdownProblems(doc); len(p) == 0 {
 			t.Errorf("markdown %s: not caught", name)
@@ -317,8 +301,8 @@ func TestPrecisionScanCatchesViolations(t *testing.T) {
 	}
 	for name, doc := range map[string]string{
 		"ids and dates": "run 20260101-100022-r00022 on 2026-03-10T00:00:00Z, sha256:0000000000000000000000000000000000000000000000000000000000000014, evalcal 0.1.0",
-		"good figures":  "agreement 78.26% [64.43%, 87.74%], kappa 0.24625, p = 1.23e-05, $0.000261702, 49.8604x, -5.71 points.",
-		"good table":    "| figure | value | 95% interval |\n| --- | ---: | ---: |\n| kappa | 0.5 | [0.0943603, 0.928896] |\n| mean delta (points) | -5.70 | [-15.71, 4.28] |",
+		"good figures":  "agreement 78.26% [64.43%, 87.74%], kappa 0.246, p = 1.2e-05, p = 0.18, $0.000262, 49.9x, -5.71 points.",
+		"good table":    "| figure | value | 95% interval |\n| --- | ---: | ---: |\n| kappa | 0.5 | [0.0944, 0.929] |\n| mean delta (points) | -5.70 | [-15.71, 4.28] |",
 	} {
 		if p := markdownProblems(doc); len(p) > 0 {
 			t.Errorf("%s: flagged %v", name, p)

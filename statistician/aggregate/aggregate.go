@@ -439,9 +439,39 @@ func verdictAgreement(cs []comparator.Comparison) (Confusion, KappaSection) {
 	k.Unweighted = statistician.CohenKappa(table, statistician.Unweighted)
 	k.Linear = statistician.CohenKappa(table, statistician.Linear)
 	k.Quadratic = statistician.CohenKappa(table, statistician.Quadratic)
+	if reason := oneVerdictReason(rows, cols); reason != "" && k.Linear.Reason == "" {
+		for _, kap := range []*statistician.Kappa{&k.Unweighted, &k.Linear, &k.Quadratic} {
+			*kap = statistician.Kappa{N: kap.N, Reason: reason}
+		}
+	}
 	k.RawAgreement, _ = statistician.RawAgreement(table)
 	k.PABAK, _ = statistician.PABAK(table)
 	return conf, k
+}
+
+// oneVerdictReason says why kappa is not shown when one side gave the same
+// verdict on every run and the other did not: kappa is then 0 by
+// construction (p_o = p_e) with an asymptotic SE of 0, an interval [0, 0]
+// that reads as certain and says nothing (issue 28). "" otherwise.
+func oneVerdictReason(rows, cols []int) string {
+	single := func(x []int) bool {
+		for _, v := range x[1:] {
+			if v != x[0] {
+				return false
+			}
+		}
+		return true
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	switch lightOne, deepOne := single(rows), single(cols); {
+	case lightOne && !deepOne:
+		return fmt.Sprintf("undefined: light gave one verdict (%s) on every run, so kappa is 0 by construction and measures nothing", verdictOrder[rows[0]])
+	case deepOne && !lightOne:
+		return fmt.Sprintf("undefined: deep gave one verdict (%s) on every run, so kappa is 0 by construction and measures nothing", verdictOrder[cols[0]])
+	}
+	return ""
 }
 
 func mean(x []float64) float64 {

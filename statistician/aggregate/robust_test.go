@@ -5,10 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/statistician"
 )
 
 // robustComps builds comparisons from (light, deep) verdict pairs, run ids
@@ -191,4 +193,28 @@ func TestRobustAgreementMatchesReference(t *testing.T) {
 	interval("sensitivity", r.ClassWise.Sensitivity, ref.SensitivityWilson)
 	interval("specificity", r.ClassWise.Specificity, ref.SpecificityWilson)
 	interval("base rate", r.ClassWise.BaseRate, ref.BaseRateWilson95)
+}
+
+// When light gives one verdict on every run (deep varies), kappa is 0 by
+// construction with an interval [0, 0]: it is undefined with the reason,
+// not a figure that reads as certain (issue 28); raw agreement stays.
+func TestKappaUndefinedWhenLightGivesOneVerdict(t *testing.T) {
+	var cs []comparator.Comparison
+	for i, dv := range []string{"pass", "pass", "fail", "partial", "pass", "fail"} {
+		cs = append(cs, comparator.Comparison{RunID: "r" + string(rune('0'+i)), System: "s", LightVerdict: "pass", DeepVerdict: dv})
+	}
+	_, k := verdictAgreement(cs)
+	for name, kap := range map[string]statistician.Kappa{"unweighted": k.Unweighted, "linear": k.Linear, "quadratic": k.Quadratic} {
+		if !strings.Contains(kap.Reason, "light gave one verdict (pass) on every run") || kap.N != 6 || kap.CI95 != (statistician.Interval{}) {
+			t.Errorf("%s kappa %+v, want undefined naming light's single verdict", name, kap)
+		}
+	}
+	if k.RawAgreement != 0.5 {
+		t.Errorf("raw agreement %v, want 3/6", k.RawAgreement)
+	}
+	// Both sides varying: kappa is defined.
+	cs[0].LightVerdict = "fail"
+	if _, k := verdictAgreement(cs); k.Linear.Reason != "" {
+		t.Errorf("kappa with both sides varying: %+v", k.Linear)
+	}
 }

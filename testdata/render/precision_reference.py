@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Reference values of the display precision rule (report/render_format.go).
+"""Reference values of the display rule (report/precision.go: DisplayScore,
+DisplayStat, DisplayP; report/render/render_format.go uses them).
 
 Each input is a float64 written by its shortest repr (Python's repr, the
 same digits as Go's strconv.FormatFloat(x, 'g', -1, 64)). The rule rounds
@@ -7,8 +8,8 @@ those decimal digits half away from zero (decimal.ROUND_HALF_UP on the
 Decimal of repr(x)):
 
   score   2 decimals, both written                  quantize(Decimal('0.01'))
-  stat    6 significant digits, trailing zeros trimmed; e-notation below 1e-4
-  p       3 significant digits in e-notation, d.dde[+-]XX
+  stat    3 significant digits, trailing zeros trimmed; e-notation below 1e-4
+  p       2 significant digits, trailing zeros trimmed; e-notation below 1e-4
 
 Run: python3 testdata/render/precision_reference.py > testdata/render/precision_reference.json
 (Python 3.11, decimal module; no other dependency.)
@@ -43,8 +44,8 @@ def trim(s):
     return s
 
 
-def stat(x):
-    d = round_sig(D(repr(x)), 6)
+def stat(x, sig=3):
+    d = round_sig(D(repr(x)), sig)
     if d == 0:
         return "0"
     if abs(d) < D("1e-4"):
@@ -59,13 +60,7 @@ def stat(x):
 
 
 def pvalue(x):
-    d = round_sig(D(repr(x)), 3)
-    if d == 0:
-        return "0.00e+00"
-    e = d.adjusted()
-    mant = (d.copy_abs().scaleb(-e)).quantize(D("0.01"))
-    sign = "-" if d < 0 else ""
-    return "{}{}e{}{:02d}".format(sign, mant, "-" if e < 0 else "+", abs(e))
+    return stat(x, 2)
 
 
 INPUTS = [
@@ -79,7 +74,7 @@ INPUTS = [
 
 
 def main():
-    rows = [{"x": repr(x), "score": score(x), "stat": stat(x), "p": pvalue(abs(x)) if x != 0 else "0.00e+00"} for x in INPUTS]
+    rows = [{"x": repr(x), "score": score(x), "stat": stat(x), "p": pvalue(abs(x))} for x in INPUTS]
     json.dump({"tool": "python3 decimal (ROUND_HALF_UP on repr(x))",
                "python": sys.version.split()[0], "rows": rows}, sys.stdout, indent=1)
     sys.stdout.write("\n")
