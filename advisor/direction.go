@@ -63,9 +63,9 @@ func (d Direction) hasOffset() bool {
 func (d Direction) ScoreWords(rf, te float64) string {
 	switch d.Score {
 	case aggregate.Optimistic:
-		return fmt.Sprintf("light's scores are higher than deep's by %.1f (runtime fidelity) and %.1f (task effectiveness) points on average (optimistic)", -rf, -te)
+		return fmt.Sprintf("light's scores are higher than deep's by %.2f (runtime fidelity) and %.2f (task effectiveness) points on average (optimistic)", -rf, -te)
 	case aggregate.Pessimistic:
-		return fmt.Sprintf("light's scores are lower than deep's by %.1f (runtime fidelity) and %.1f (task effectiveness) points on average (pessimistic)", rf, te)
+		return fmt.Sprintf("light's scores are lower than deep's by %.2f (runtime fidelity) and %.2f (task effectiveness) points on average (pessimistic)", rf, te)
 	}
 	return "light's scores are close to deep's on average"
 }
@@ -88,7 +88,7 @@ func (d Direction) Why() string {
 	}
 	s := "the scores and the verdicts point different ways because the mean score difference is taken over every run, the leniency over the runs split at the pass line"
 	if d.hasOffset() && (d.Offset > 0) == (d.Score == aggregate.Pessimistic) {
-		s = fmt.Sprintf("the scores and the verdicts point different ways because on the %d runs whose verdicts agree deep still differs by %+.1f points on average: the score gap is a scale offset (such as a cap on light's scores), not a difference in criteria",
+		s = fmt.Sprintf("the scores and the verdicts point different ways because on the %d runs whose verdicts agree deep still differs by %+.2f points on average: the score gap is a scale offset (such as a cap on light's scores), not a difference in criteria",
 			d.OffsetRuns, d.Offset)
 	}
 	return s

@@ -13,7 +13,7 @@ var edgeCasesRule = Rule{Name: "edge-cases", Rank: RankEdgeCases, Fire: func(f *
 	return []Recommendation{{
 		Rule:           "edge-cases",
 		Target:         "light eval reliability",
-		Rationale:      fmt.Sprintf("agreement is high (%.1f%%); the remaining disagreements are edge cases (%s)", f.Agree, list(f.Disagreeing)),
+		Rationale:      fmt.Sprintf("agreement is high (%.2f%%); the remaining disagreements are edge cases (%s)", f.Agree, list(f.Disagreeing)),
 		ProposedChange: "keep the light criteria as they are; add these runs to a regression set so light keeps agreeing with deep on them",
 		Addresses:      append([]string(nil), f.Disagreeing...),
 	}}

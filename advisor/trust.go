@@ -95,7 +95,10 @@ func Trust(in TrustInput) (string, []string) {
 	al, au := *in.AgreementLower, *in.AgreementUpper
 	low, high := band(kl, al), band(ku, au)
 	why := []string{
-		fmt.Sprintf("linear kappa %.2f [%.2f, %.2f]: its lower bound %s", in.Kappa.Value, kl, ku,
+		// %.3g is the display rule's 3 significant digits for a statistic
+		// (report.DisplayStat), so that the summary sentence and this line
+		// show kappa alike.
+		fmt.Sprintf("linear kappa %.3g [%.3g, %.3g]: its lower bound %s", in.Kappa.Value, kl, ku,
 			bars(kl, fmt.Sprintf("%.1f", MonitorKappa), fmt.Sprintf("%.1f", GateKappa), MonitorKappa, GateKappa)),
 		fmt.Sprintf("the agreement's lower bound %.2f%% %s", al,
 			bars(al, fmt.Sprintf("%.0f%%", MonitorAgreement), fmt.Sprintf("%.0f%%", GateAgreement), MonitorAgreement, GateAgreement)),

@@ -163,7 +163,7 @@ func TestRenderHistoryOfThreeNightsMarksTheFailedGate(t *testing.T) {
 	}
 	head, table, ok := strings.Cut(out, "\n# evalcal nightly history\n")
 	if !ok || !strings.HasPrefix(head, "**3 reports, 2026-03-01 to 2026-03-03 · gates failed on 1 of them**") ||
-		!strings.Contains(head, "- 2026-03-02: agreement.lower &gt;= 80") {
+		!strings.Contains(head, "- 2026-03-02: agreement.lower >= 80") {
 		t.Errorf("banner:\n%s", head)
 	}
 	var rows []string
@@ -172,7 +172,7 @@ func TestRenderHistoryOfThreeNightsMarksTheFailedGate(t *testing.T) {
 			rows = append(rows, line)
 		}
 	}
-	if len(rows) != 3 || !strings.Contains(rows[1], "| FAILED 1 of 1: agreement.lower &gt;= 80 |") ||
+	if len(rows) != 3 || !strings.Contains(rows[1], "| FAILED 1 of 1: agreement.lower >= 80 |") ||
 		!strings.Contains(rows[0], "| none requested |") || !strings.HasPrefix(rows[2], "| 2026-03-03 |") {
 		t.Errorf("rows:\n%s", strings.Join(rows, "\n"))
 	}

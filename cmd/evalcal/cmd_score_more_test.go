@@ -122,7 +122,7 @@ func TestScoreBaselineTrend(t *testing.T) {
 func TestScoreMarkdown(t *testing.T) {
 	t.Chdir(repoRoot(t))
 	out, _, code := runCLI(t, "score", "--format", "markdown", "testdata/score/worked.jsonl")
-	if code != 0 || !strings.HasPrefix(out, "**7 group(s) by agent") {
+	if code != 0 || !strings.HasPrefix(out, "**7 groups by agent") {
 		t.Errorf("exit %d, markdown starts %q", code, out[:min(len(out), 60)])
 	}
 }
@@ -146,7 +146,7 @@ func TestScoreMarkdownShowsGatesAndTrend(t *testing.T) {
 		t.Fatal("baseline score failed")
 	}
 	md, _, code := runCLI(t, "score", "--format", "markdown", "--baseline", prev, "--require", "calibration >= 0", "testdata/score/worked.jsonl")
-	if code != 0 || !strings.Contains(md, "## Gates") || !strings.Contains(md, "## Trend against the baseline") || !strings.Contains(md, "| seventy Brier |") {
+	if code != 0 || !strings.Contains(md, "## Gates") || !strings.Contains(md, "## Trend against the baseline") || !strings.Contains(md, "| seventy [Brier](#glossary) |") {
 		t.Errorf("exit %d; markdown lacks the gates or trend section", code)
 	}
 }

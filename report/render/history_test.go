@@ -37,14 +37,14 @@ func TestHistoryRenderersMatchGoldenAndMarkFailedGates(t *testing.T) {
 
 	doc := string(md)
 	head, _, _ := strings.Cut(doc, "\n# evalcal nightly history\n")
-	if !strings.Contains(head, "**GATES FAILED on 1 of 3 reports**") || !strings.Contains(head, "- 2026-03-02: agreement.lower &gt;= 80") {
+	if !strings.Contains(head, "**GATES FAILED on 1 of 3 reports**") || !strings.Contains(head, "- 2026-03-02: agreement.lower >= 80") {
 		t.Errorf("banner lacks the failed night:\n%s", head)
 	}
 	for _, want := range []string{
 		"| 2026-03-01 | ", "| all 1 passed |",
-		"| 2026-03-02 | ", "| FAILED 1 of 2: agreement.lower &gt;= 80 |",
+		"| 2026-03-02 | ", "| FAILED 1 of 2: agreement.lower >= 80 |",
 		"| 2026-03-03 | ", "| 45.23% (ppi, 20 runs) | [31.00%, 60.00%] | none requested |",
-		"| 71.43% | [45.35%, 88.28%] | 0.511628 | [0.0943603, 0.928896] |",
+		"| 71.43% | [45.35%, 88.28%] | 0.512 | [0.0944, 0.929] |",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("markdown lacks %q", want)

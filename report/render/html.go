@@ -43,6 +43,7 @@ const fontFamily = `"Liberation Sans", Arial, Helvetica, sans-serif`
 var htmlPage = template.Must(template.New("page").Funcs(template.FuncMap{
 	"svg":  func(b []byte) template.HTML { return template.HTML(b) },
 	"font": func() template.CSS { return template.CSS(fontFamily) },
+	"linked": htmlLinked,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -75,6 +76,8 @@ figure{display:inline-block;margin:.6rem 1rem .6rem 0;vertical-align:top}
 figure svg{max-width:100%;height:auto}
 figcaption{font-size:.85rem;color:#555;max-width:26rem}
 .error{color:#a40000}
+a.term{color:inherit;text-decoration:underline dotted}
+dl.glossary dt{font-weight:600;margin-top:.4rem}dl.glossary dd{margin:0 0 0 1.2rem}
 </style>
 </head>
 <body>
@@ -128,10 +131,11 @@ figcaption{font-size:.85rem;color:#555;max-width:26rem}
 {{- if .Table}}
 <table>
 {{- $num := .Table.Numeric}}
-<thead><tr>{{range $j, $h := .Table.Header}}<th{{if index $num $j}} class="n"{{end}}>{{$h}}</th>{{end}}</tr></thead>
+{{- $plain := .Table.Plain}}
+<thead><tr>{{range $j, $h := .Table.Header}}<th{{if index $num $j}} class="n"{{end}}>{{if $plain}}{{$h}}{{else}}{{linked $h}}{{end}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Table.Rows}}
-<tr>{{range $j, $c := .}}<td{{if index $num $j}} class="n"{{end}}>{{if $c}}{{$c}}{{else}}–{{end}}</td>{{end}}</tr>
+<tr>{{range $j, $c := .}}<td{{if index $num $j}} class="n"{{end}}>{{if not $c}}–{{else if or $plain $j}}{{$c}}{{else}}{{linked $c}}{{end}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
@@ -141,6 +145,12 @@ figcaption{font-size:.85rem;color:#555;max-width:26rem}
 <li>{{.}}</li>
 {{- end}}
 </ul>
+{{- else if .Terms}}
+<dl class="glossary">
+{{- range .Terms}}
+<dt id="glossary-{{.ID}}">{{.Term}}</dt><dd>{{.Words}}</dd>
+{{- end}}
+</dl>
 {{- else if .Code}}
 <pre><code>{{.Code}}</code></pre>
 {{- else if .Figure}}
@@ -153,7 +163,7 @@ figcaption{font-size:.85rem;color:#555;max-width:26rem}
 <figcaption>{{.Figure.Caption}}</figcaption>
 </figure>
 {{- else if .Text}}
-<p>{{.Text}}</p>
+<p>{{linked .Text}}</p>
 {{- end}}
 {{- end}}
 </section>
@@ -166,6 +176,7 @@ figcaption{font-size:.85rem;color:#555;max-width:26rem}
 // are made unique (a second "x" becomes "x-2"), so that every link of the
 // contents and the banner leads to one place.
 func writeHTML(p page) ([]byte, error) {
+	p = withGlossary(p)
 	seen := map[string]int{"verdict": 1, "contents": 1, "gates-failed": 1}
 	sections := make([]section, len(p.Sections))
 	for i, s := range p.Sections {

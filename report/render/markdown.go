@@ -71,12 +71,16 @@ type block struct {
 	Table  *table
 	Code   string
 	Figure *figure
+	// Terms is the glossary's list (withGlossary).
+	Terms []glossaryTerm
 }
 
 // table is a simple grid; the first column is a row label.
 type table struct {
 	Header []string
 	Rows   [][]string
+	// Plain tables link no glossary term (the glossary's own).
+	Plain bool
 }
 
 // Numeric reports, per column, whether it holds numbers (every non-empty
@@ -141,6 +145,7 @@ func Markdown(r *report.Report) ([]byte, error) {
 
 // writeMarkdown writes a page as Markdown.
 func writeMarkdown(p page) []byte {
+	p = withGlossary(p)
 	var b bytes.Buffer
 	writeMarkdownBanner(&b, p.Banner)
 	fmt.Fprintf(&b, "\n# %s\n", mdText(p.Title))
@@ -148,6 +153,9 @@ func writeMarkdown(p page) []byte {
 		fmt.Fprintf(&b, "\n## %s\n", mdText(s.Heading))
 		for _, bl := range s.Blocks {
 			switch {
+			case bl.Terms != nil:
+				b.WriteString("\n")
+				writeMarkdownTable(&b, glossaryTable(bl.Terms))
 			case bl.Table != nil:
 				b.WriteString("\n")
 				writeMarkdownTable(&b, bl.Table)
@@ -163,7 +171,7 @@ func writeMarkdown(p page) []byte {
 				}
 				fmt.Fprintf(&b, "\n%ssh\n%s\n%s\n", fence, bl.Code, fence)
 			case bl.Text != "":
-				fmt.Fprintf(&b, "\n%s\n", mdText(bl.Text))
+				fmt.Fprintf(&b, "\n%s\n", mdLinked(bl.Text))
 			}
 		}
 	}
@@ -214,15 +222,21 @@ const (
 	notesTail = " (each listed below)."
 )
 
+// writeMarkdownTable writes a table; glossary terms in its header and row
+// labels link to the glossary (unless the table is Plain).
 func writeMarkdownTable(b *bytes.Buffer, t *table) {
-	cells := func(row []string) {
+	cells := func(row []string, header bool) {
 		b.WriteString("|")
-		for _, c := range row {
+		for j, c := range row {
+			if c != "" && !t.Plain && (header || j == 0) {
+				b.WriteString(" " + mdLinked(c) + " |")
+				continue
+			}
 			b.WriteString(" " + mdCell(c) + " |")
 		}
 		b.WriteString("\n")
 	}
-	cells(t.Header)
+	cells(t.Header, true)
 	b.WriteString("|")
 	for _, n := range t.Numeric() {
 		if n {
@@ -233,7 +247,7 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 	}
 	b.WriteString("\n")
 	for _, r := range t.Rows {
-		cells(r)
+		cells(r, false)
 	}
 }
 
@@ -502,25 +516,67 @@ func gateValue(r gates.Result) string {
 	return "n/a"
 }
 
-// gateAlerts puts the failed gates into the banner, one line each: the
-// expression and the value it saw (or why it had none).
+// gateAlerts puts the failed gates into the banner, one line a gate: the
+// expression and the value it saw (or why it had none); a gate on a score
+// or calls document names each group it failed on, in one line, never
+// one line a group without the group (issue 28).
 func gateAlerts(bn *banner, rs []gates.Result) {
-	failed := gates.Failed(rs)
+	failed := gates.FailedByExpr(rs)
 	if len(failed) == 0 {
 		return
 	}
-	bn.AlertTitle = fmt.Sprintf("GATES FAILED: %d of %d", len(failed), len(rs))
-	for _, g := range failed {
-		line := g.Expr
-		if v := gateValue(g); v != "n/a" {
-			line += ": the value is " + v
-		} else if _, why, ok := strings.Cut(g.Message, ": fail: "); ok {
-			line += ": " + why
-		} else {
-			line += ": no value"
-		}
-		bn.Alerts = append(bn.Alerts, line)
+	total := map[string]bool{}
+	for _, r := range rs {
+		total[r.Expr] = true
 	}
+	bn.AlertTitle = fmt.Sprintf("GATES FAILED: %d of %d", len(failed), len(total))
+	for _, f := range failed {
+		groups := f.Groups()
+		if len(groups) == 0 {
+			bn.Alerts = append(bn.Alerts, f.Expr+": "+gateWhy(f.Results[0]))
+			continue
+		}
+		parts := make([]string, len(f.Results))
+		for i, g := range f.Results {
+			parts[i] = gates.GroupOf(g.Field) + " (" + gateSeen(g) + ")"
+		}
+		bn.Alerts = append(bn.Alerts, fmt.Sprintf("%s fails on %d of %s: %s", f.Expr, len(f.Results),
+			plural(groupCount(rs, f.Expr), "group", "groups"), strings.Join(parts, ", ")))
+	}
+}
+
+// groupCount is the number of results of the gate expr (one a group).
+func groupCount(rs []gates.Result, expr string) int {
+	n := 0
+	for _, r := range rs {
+		if r.Expr == expr {
+			n++
+		}
+	}
+	return n
+}
+
+// gateWhy is what a failed gate saw: "the value is 45.35", or why it had
+// none.
+func gateWhy(g gates.Result) string {
+	if v := gateValue(g); v != "n/a" {
+		return "the value is " + v
+	}
+	return gateSeen(g)
+}
+
+// gateSeen is a failed gate's value ("1.50"), or "n/a: why".
+func gateSeen(g gates.Result) string {
+	if v := gateValue(g); v != "n/a" {
+		return v
+	}
+	if _, why, ok := strings.Cut(g.Message, ": fail: "); ok {
+		if _, rest, ok := strings.Cut(why, " is not available: "); ok {
+			return "n/a: " + rest
+		}
+		return why
+	}
+	return "no value"
 }
 
 // compositeTermText is one composite term as "term value x effective

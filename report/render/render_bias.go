@@ -22,7 +22,7 @@ func clusterLabel(c aggregate.ClusteredRate) string {
 // clusteredNote is the clustered agreement row's note: runs and clusters,
 // the design effect and the method.
 func clusteredNote(c aggregate.ClusteredRate) string {
-	note := fmt.Sprintf("%d runs in %d clusters", c.N, c.Clusters)
+	note := fmt.Sprintf("%s in %s", plural(c.N, "run", "runs"), plural(c.Clusters, "cluster", "clusters"))
 	if c.DesignEffect != nil {
 		note += "; design effect " + fmtStat(*c.DesignEffect)
 	}

@@ -284,11 +284,11 @@ func leniencyRow(l aggregate.Leniency, compared int) []string {
 	var value string
 	switch l.Direction {
 	case aggregate.Lenient:
-		value = fmt.Sprintf("lenient: light passes %d runs deep does not, misses %d deep passes", l.LightPassDeepNot, l.DeepPassLightNot)
+		value = fmt.Sprintf("lenient: light passes %s deep does not, misses %s", plural(l.LightPassDeepNot, "run", "runs"), plural(l.DeepPassLightNot, "deep pass", "deep passes"))
 	case aggregate.Strict:
-		value = fmt.Sprintf("strict: light misses %d deep passes, passes %d runs deep does not", l.DeepPassLightNot, l.LightPassDeepNot)
+		value = fmt.Sprintf("strict: light misses %s, passes %s deep does not", plural(l.DeepPassLightNot, "deep pass", "deep passes"), plural(l.LightPassDeepNot, "run", "runs"))
 	default:
-		value = fmt.Sprintf("balanced: %d runs each way", l.LightPassDeepNot)
+		value = fmt.Sprintf("balanced: %s each way", plural(l.LightPassDeepNot, "run", "runs"))
 	}
 	note := "McNemar p = " + fmtNA("no discordant run")
 	if l.McNemarP != nil {
@@ -636,8 +636,14 @@ func costSection(c report.Cost) section {
 		if s.Identity != "" {
 			name += " (" + s.Identity + ")"
 		}
+		// Tokens are a model's: an inspector that is not billed per token
+		// (builtin counts the log tokens it read) shows none (issue 28).
+		tokens := "–"
+		if s.Model != "" || s.Usage.Calls > 0 {
+			tokens = fmtCount64(s.Tokens)
+		}
 		t.Rows = append(t.Rows, []string{name, fmtCount(s.Inspections), fmtCount(s.Calls), fmtCount(s.CacheHits), fmtCount(s.Retries),
-			fmtCount(s.Failed), fmtCount64(s.Tokens), optUSD(s.USD), optUSD(s.PerRun), fmtStat(s.Seconds)})
+			fmtCount(s.Failed), tokens, optUSD(s.USD), optUSD(s.PerRun), fmtStat(s.Seconds)})
 	}
 	s := section{ID: "cost", Heading: "Cost", Blocks: []block{{Table: &t}}}
 	var items []string

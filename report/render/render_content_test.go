@@ -39,9 +39,9 @@ func TestUndefinedFiguresShowNAWithTheReasonNeverZero(t *testing.T) {
 	doc := string(md)
 	for _, want := range []string{
 		"| verdict agreement | n/a (" + mdText(r.AgreementRate.Reason) + ") |",
-		"| linear kappa | n/a",
+		"| [linear kappa](#glossary) | n/a",
 		"| mean delta (deep - light, points) | n/a",
-		"| Brier score | n/a",
+		"| [Brier score](#glossary) | n/a",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("markdown lacks %q", want)

@@ -30,12 +30,12 @@ func scorePage(doc *forecast.ScoreReport, plots bool) page {
 			weakest, weakestKey = *g.Calibration, g.Key
 		}
 	}
-	lead := fmt.Sprintf("%d group(s) by %s", len(doc.Groups), doc.Options.By)
+	lead := fmt.Sprintf("%s by %s", plural(len(doc.Groups), "group", "groups"), doc.Options.By)
 	if weakestKey != "" {
 		lead += fmt.Sprintf(" · lowest calibration %s (%s)", fmtScore(weakest), weakestKey)
 	}
 	if doc.BadLines.Count > 0 {
-		lead += fmt.Sprintf(" · %d bad line(s)", doc.BadLines.Count)
+		lead += " · " + plural(doc.BadLines.Count, "bad line", "bad lines")
 	}
 	p.Banner = banner{Lead: lead}
 	gateAlerts(&p.Banner, doc.Gates)
@@ -239,7 +239,7 @@ func callsPage(v CallsView) page {
 		t.Rows = append(t.Rows, []string{g.Agent, g.Season, fmtCount(g.Counted), fmtCount(g.Resolved), fmtCount(g.Right),
 			fmtCount(g.Wrong), fmtCount(g.Pending), fmtCount(g.Refused), optStat(g.Brier, ""), optScore(g.Calibration, g.Reason)})
 	}
-	lead := fmt.Sprintf("%d resolved call(s) in %d agent-season(s)", resolved, len(v.Groups))
+	lead := fmt.Sprintf("%s in %s", plural(resolved, "resolved call", "resolved calls"), plural(len(v.Groups), "agent-season", "agent-seasons"))
 	if weakestKey != "" {
 		lead += fmt.Sprintf(" · lowest calibration %s (%s)", fmtScore(weakest), weakestKey)
 	}
@@ -272,7 +272,7 @@ func callsPage(v CallsView) page {
 	}
 	p.Sections = append(p.Sections, []section{
 		{ID: "passports", Heading: "Passports", Blocks: []block{{Table: &pt}}},
-		{ID: "tampered", Heading: "Tampered calls", Blocks: []block{{Table: &tt}, {Text: fmt.Sprintf("%d counted call(s) carry no seal.", v.Unsealed)}}},
+		{ID: "tampered", Heading: "Tampered calls", Blocks: []block{{Table: &tt}, {Text: fmt.Sprintf("%s no seal.", plural(v.Unsealed, "counted call carries", "counted calls carry"))}}},
 		badLineSection(bl),
 		warningSection(v.Warnings),
 		{ID: "inputs", Heading: "Inputs", Blocks: []block{{Items: []string{"calls: " + v.Calls, "prices: " + v.Prices, "as of: " + v.AsOf}}}},

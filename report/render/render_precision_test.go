@@ -93,7 +93,7 @@ func numberProblems(text, cls string, checkP bool) []string {
 			out = append(out, fmt.Sprintf("%q%%: a percentage in a table has 2 decimals", tok))
 		case cls == "percent" && decimals > 2:
 			out = append(out, fmt.Sprintf("%q: a percentage or 0-100 score has at most 2 decimals", tok))
-		case cls == "stat" && !isP && (decimals > 0 || sci) && significantDigitsOf(tok) > 3:
+		case cls == "stat" && !isP && (decimals > 2 || sci) && significantDigitsOf(tok) > 3:
 			out = append(out, fmt.Sprintf("%q: a statistic is shown to at most 3 significant digits", tok))
 		case cls == "stat" && !isP && !sci && decimals > 2 && strings.HasSuffix(mant, "0"):
 			out = append(out, fmt.Sprintf("%q: a statistic's trailing zeros are trimmed", tok))
@@ -107,7 +107,7 @@ func numberProblems(text, cls string, checkP bool) []string {
 func cellClass(header, rowLabel string) string {
 	h := strings.ToLower(header)
 	for _, word := range []string{"note", "reason", "message", "why", "what could not be read", "error", "method", "terms",
-		"path", "file", "field", "gate", "run", "type", "only", "both", "verdicts", "label", "trust", "inputs", "gates"} {
+		"path", "file", "field", "gate", "run", "type", "only", "both", "verdicts", "label", "trust", "inputs", "gates", "plain words"} {
 		if strings.Contains(h, word) {
 			return "text"
 		}

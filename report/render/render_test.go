@@ -84,7 +84,7 @@ func TestFailedGatesAreInTheBanner(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _, _ := strings.Cut(string(md), "\n# evalcal calibration report\n")
-	for _, want := range []string{"**GATES FAILED: 1 of 2**", "- agreement.lower &gt;= 80: the value is 45.35"} {
+	for _, want := range []string{"**GATES FAILED: 1 of 2**", "- agreement.lower >= 80: the value is 45.35"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("markdown banner lacks %q:\n%s", want, head)
 		}

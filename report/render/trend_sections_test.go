@@ -20,14 +20,14 @@ func TestTrendAndGateSectionsShowEveryFigure(t *testing.T) {
 	p := page{Title: "t", Banner: banner{Lead: "v"}, Sections: []section{trendSection(tr), gatesSection(gates.Check(gs, reporttest.Fixture(0)))}}
 	md := string(writeMarkdown(p))
 	for _, want := range []string{
-		// Percentage points to 2 decimals, kappa to 6 significant digits.
+		// Percentage points to 2 decimals, kappa to 3 significant digits.
 		"| agreement (percent, points) | 62.50 | 71.43 | 8.93 | [-26.39, 45.03] | no |",
-		"| kappa linear | 0.285714 | 0.511628 | 0.225914 | [-0.543305, 0.995132] | no |",
+		"| [kappa](#glossary) linear | 0.286 | 0.512 | 0.226 | [-0.543, 0.995] | no |",
 		"| calibration (light as forecast, 0-100) | 0.00 | 19.41 | 19.41 | n/a (calibration is clamped at 0",
 		"runs only now: 20250101-100000-bbb005, 20250101-100000-ccc001",
 		"runs only before: none",
-		"| agreement.lower &gt;= 80 | agreement_rate.wilson95.lower | 45.35 | FAIL |",
-		"| confidence &gt;= low | confidence | low | pass |",
+		"| agreement.lower >= 80 | agreement_rate.wilson95.lower | 45.35 | FAIL |",
+		"| confidence >= low | confidence | low | pass |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in\n%s", want, md)
