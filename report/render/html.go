@@ -41,8 +41,8 @@ const fontFamily = `"Liberation Sans", Arial, Helvetica, sans-serif`
 // numbers, and its text is escaped by the SVG canvas, so it is inlined as
 // trusted HTML; every other string is escaped by html/template.
 var htmlPage = template.Must(template.New("page").Funcs(template.FuncMap{
-	"svg":  func(b []byte) template.HTML { return template.HTML(b) },
-	"font": func() template.CSS { return template.CSS(fontFamily) },
+	"svg":    func(b []byte) template.HTML { return template.HTML(b) },
+	"font":   func() template.CSS { return template.CSS(fontFamily) },
 	"linked": htmlLinked,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
