@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reporttest"
+	"github.com/evalcal/evalcal/statistician"
 )
 
 // chromiumPath finds Debian's chromium; the browser tests skip only when
@@ -149,6 +151,10 @@ type pageLayout struct {
 		Caption string
 		Box     []float64
 		Counts  int
+		// Markers and Labels are the rendered boxes of the run markers
+		// (translucent circles) and of the count labels.
+		Markers [][]float64
+		Labels  [][]float64
 	}
 }
 
@@ -157,10 +163,12 @@ type pageLayout struct {
 const layoutScript = `<script>(function(){
 function box(e){if(!e)return null;var r=e.getBoundingClientRect();return [r.left,r.top,r.right,r.bottom];}
 var figs=[];document.querySelectorAll('figure').forEach(function(f){
- var svg=f.querySelector('svg'),cap=f.querySelector('figcaption'),n=0;
+ var svg=f.querySelector('svg'),cap=f.querySelector('figcaption'),n=0,marks=[],labels=[];
  if(svg){svg.querySelectorAll('text').forEach(function(t){var s=t.getAttribute('style')||'';var r=t.getBoundingClientRect();
-  if(s.indexOf('fill:#0B2545')>=0&&r.width>0&&r.height>0)n++;});}
- figs.push({Caption:cap?cap.textContent:'',Box:box(svg),Counts:n});});
+  if(s.indexOf('fill:#0B2545')>=0&&r.width>0&&r.height>0){n++;labels.push(box(t));}});
+  svg.querySelectorAll('path').forEach(function(p){var s=p.getAttribute('style')||'';
+  if(s.indexOf('fill-opacity:0.37647')>=0)marks.push(box(p));});}
+ figs.push({Caption:cap?cap.textContent:'',Box:box(svg),Counts:n,Markers:marks,Labels:labels});});
 var out={W:window.innerWidth,H:window.innerHeight,Banner:box(document.getElementById('verdict')),
  Contents:box(document.getElementById('contents')),RecsLink:box(document.querySelector('#contents a[href="#recommendations"]')),
  Rec1:box(document.querySelector('#recommendations li')),Figures:figs};
@@ -306,5 +314,109 @@ func TestScatterCountsAreVisibleInChromium(t *testing.T) {
 	}
 	if len(l.Figures) != 1 || l.Figures[0].Counts != 7 {
 		t.Errorf("figures %+v: want one with 7 visible count labels", l.Figures)
+	}
+}
+
+// chartProblems says what is wrong with a chart's markers and labels on
+// the page: a marker or a label that leaves the chart (clipped by its
+// edge), or a label drawn across a marker's edge (a number too big for a
+// small marker must be beside it).
+func chartProblems(box []float64, markers, labels [][]float64) []string {
+	const tol = 0.5 // px
+	var out []string
+	inside := func(r, outer []float64) bool {
+		return r[0] >= outer[0]-tol && r[1] >= outer[1]-tol && r[2] <= outer[2]+tol && r[3] <= outer[3]+tol
+	}
+	overlaps := func(a, b []float64) bool {
+		return a[0] < b[2]-tol && b[0] < a[2]-tol && a[1] < b[3]-tol && b[1] < a[3]-tol
+	}
+	for _, m := range markers {
+		if !inside(m, box) {
+			out = append(out, fmt.Sprintf("marker %v leaves the chart %v", m, box))
+		}
+	}
+	for _, l := range labels {
+		if !inside(l, box) {
+			out = append(out, fmt.Sprintf("label %v leaves the chart %v", l, box))
+		}
+		for _, m := range markers {
+			if overlaps(l, m) && !inside(l, m) {
+				out = append(out, fmt.Sprintf("label %v crosses the edge of marker %v", l, m))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// The charts keep their largest marker and every count label inside their
+// margins, and a count too big for its marker is written beside it (issue
+// 28: large bubbles were clipped at the top, numbers overflowed small
+// markers). Checked in chromium on runs at the corners of the scatter and
+// the Bland-Altman plot, where the markers are largest and smallest.
+func TestChartsHoldMarkersAndLabelsInChromium(t *testing.T) {
+	var cs []comparator.Comparison
+	add := func(n int, l, d float64) {
+		for k := 0; k < n; k++ {
+			cs = append(cs, comparator.Comparison{RunID: fmt.Sprintf("r%03d", len(cs)),
+				Light: comparator.Scores{RuntimeFidelity: l, TaskEffectiveness: l},
+				Deep:  comparator.Scores{RuntimeFidelity: d, TaskEffectiveness: d}})
+		}
+	}
+	add(40, 100, 100) // the largest marker, in the top right corner
+	add(25, 0, 0)
+	add(2, 100, 0) // small markers with a count
+	add(2, 0, 100)
+	add(3, 50, 55)
+	ba := statistician.BlandAltmanResult{N: len(cs), Bias: 1.5, Lower: -60, Upper: 63}
+	scatter, err := scatterSVG(cs, "runtime_fidelity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bland, err := blandAltmanSVG(cs, "runtime_fidelity", ba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := reliabilitySVG([]statistician.ReliabilityBin{
+		{Lower: 0, Upper: 0.1, Count: 60, MeanForecast: 0.02, ObservedRate: 0.98, RateCI95: statistician.Interval{Lower: 0.9, Upper: 1}},
+		{Lower: 0.9, Upper: 1, Count: 2, MeanForecast: 0.99, ObservedRate: 0, RateCI95: statistician.Interval{Lower: 0, Upper: 0.6}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := []byte(`<!DOCTYPE html><html><head><title>c</title></head><body>` +
+		`<figure>` + string(scatter) + `<figcaption>scatter</figcaption></figure>` +
+		`<figure>` + string(bland) + `<figcaption>bland</figcaption></figure>` +
+		`<figure>` + string(rel) + `<figcaption>reliability</figcaption></figure></body></html>`)
+	l, console := layoutOf(t, page, 1280, 800)
+	if len(console) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+	}
+	if len(l.Figures) != 3 {
+		t.Fatalf("%d figures, want 3", len(l.Figures))
+	}
+	for _, f := range l.Figures {
+		if len(f.Box) != 4 || len(f.Markers) == 0 || len(f.Labels) == 0 {
+			t.Errorf("%s: box %v, %d markers, %d labels", f.Caption, f.Box, len(f.Markers), len(f.Labels))
+			continue
+		}
+		for _, p := range chartProblems(f.Box, f.Markers, f.Labels) {
+			t.Errorf("%s: %s", f.Caption, p)
+		}
+	}
+}
+
+// The chart check can fail: a marker past the edge and a label across a
+// marker's edge are caught.
+func TestChartCheckCatchesClippingAndOverflow(t *testing.T) {
+	box := []float64{0, 0, 100, 100}
+	if len(chartProblems(box, [][]float64{{90, -5, 110, 15}}, nil)) == 0 {
+		t.Error("a marker past the corner passed")
+	}
+	if len(chartProblems(box, [][]float64{{40, 40, 46, 46}}, [][]float64{{42, 40, 52, 48}})) == 0 {
+		t.Error("a label across a small marker's edge passed")
+	}
+	if p := chartProblems(box, [][]float64{{40, 40, 70, 70}}, [][]float64{{50, 50, 58, 58}, {72, 40, 80, 48}}); len(p) > 0 {
+		t.Errorf("a label inside a marker and one beside it: %v", p)
 	}
 }

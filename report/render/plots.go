@@ -181,17 +181,67 @@ func newRunCloud(xys plotter.XYs) runCloud {
 // radius is the radius of a marker standing for n runs: area ∝ n.
 func (rc runCloud) radius(n int) vg.Length { return rc.unit * vg.Length(math.Sqrt(float64(n))) }
 
+// countLabelSize is the size of a marker's count label; a marker smaller
+// than the label (insideLabelRadius) has it written beside it, outside,
+// so that the number is not drawn over the marker's edge (issue 28).
+const (
+	countLabelSize    = 8 // points
+	insideLabelRadius = 7 // points
+)
+
+// countLabelWidth is about how wide the count label of n is: digits of
+// Liberation Sans are 0.56 em.
+func countLabelWidth(n int) vg.Length {
+	return vg.Points(countLabelSize * 0.56 * float64(len(strconv.Itoa(n))))
+}
+
+// labelOutside reports whether a marker of radius r has its count beside it.
+func labelOutside(r vg.Length) bool { return r < vg.Points(insideLabelRadius) }
+
+// markerBox is the box around a marker of radius r at (x, y) in the
+// plot's normalized coordinates, the count label beside it included when
+// it is written outside: plot.Plot pads the data area by such boxes, so
+// the largest marker and every label stay inside the chart.
+func markerBox(plt *plot.Plot, x, y float64, r vg.Length, n int, labelled bool) plot.GlyphBox {
+	right := r
+	if labelled && labelOutside(r) {
+		right = r + vg.Points(2) + countLabelWidth(n)
+	}
+	return plot.GlyphBox{X: plt.X.Norm(x), Y: plt.Y.Norm(y),
+		Rectangle: vg.Rectangle{Min: vg.Point{X: -r, Y: -max(r, vg.Points(countLabelSize/2))}, Max: vg.Point{X: right, Y: max(r, vg.Points(countLabelSize/2))}}}
+}
+
+// drawCount writes n on a marker of radius r at pt, or beside it when the
+// marker is smaller than the label.
+func drawCount(c draw.Canvas, pt vg.Point, r vg.Length, n int) {
+	label := chartText(vg.Points(countLabelSize), countLabelColor)
+	if labelOutside(r) {
+		label.XAlign = draw.XLeft
+		pt.X += r + vg.Points(2)
+	}
+	c.FillText(label, pt, strconv.Itoa(n))
+}
+
 // Plot implements plot.Plotter.
 func (rc runCloud) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
-	label := chartText(vg.Points(8), countLabelColor)
 	for _, p := range rc.points {
 		pt := vg.Point{X: trX(p.X), Y: trY(p.Y)}
 		c.DrawGlyph(draw.GlyphStyle{Color: runColor, Radius: rc.radius(p.N), Shape: draw.CircleGlyph{}}, pt)
 		if p.N > 1 {
-			c.FillText(label, pt, strconv.Itoa(p.N))
+			drawCount(c, pt, rc.radius(p.N), p.N)
 		}
 	}
+}
+
+// GlyphBoxes implements plot.GlyphBoxer: the chart keeps room for every
+// marker and count label.
+func (rc runCloud) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
+	out := make([]plot.GlyphBox, len(rc.points))
+	for i, p := range rc.points {
+		out[i] = markerBox(plt, p.X, p.Y, rc.radius(p.N), p.N, p.N > 1)
+	}
+	return out
 }
 
 // DataRange implements plot.DataRanger.
@@ -274,9 +324,9 @@ func blandAltmanSVG(cs []comparator.Comparison, name string, ba statistician.Bla
 			p.Add(ln)
 			lo, hi = math.Min(lo, h.y), math.Max(hi, h.y)
 		}
-		p.Legend.Add("bias "+fmtScore(ba.Bias)+", limits "+fmtScore(ba.Lower)+" to "+fmtScore(ba.Upper),
-			&plotter.Line{LineStyle: draw.LineStyle{Color: biasColor, Width: vg.Points(1)}})
-		p.Legend.Top = true
+		// The figures go under the title, not in a legend that would sit
+		// on the title or the markers (issue 28).
+		p.Title.Text += "\nbias " + fmtScore(ba.Bias) + " (solid), limits of agreement " + fmtScore(ba.Lower) + " to " + fmtScore(ba.Upper) + " (dashed)"
 	}
 	pad := math.Max(5, (hi-lo)*0.1)
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
@@ -376,15 +426,23 @@ func (r reliabilityMarkers) radius(n int) vg.Length {
 // Plot implements plot.Plotter.
 func (r reliabilityMarkers) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
-	label := chartText(vg.Points(8), countLabelColor)
-	label.XAlign = draw.XLeft
 	for _, b := range r.bins {
 		pt := vg.Point{X: trX(b.MeanForecast), Y: trY(b.ObservedRate)}
 		rad := r.radius(b.Count)
 		c.DrawGlyph(draw.GlyphStyle{Color: runColor, Radius: rad, Shape: draw.CircleGlyph{}}, pt)
 		c.DrawGlyph(draw.GlyphStyle{Color: pointColor, Radius: rad, Shape: draw.RingGlyph{}}, pt)
-		c.FillText(label, vg.Point{X: pt.X + rad + vg.Points(2), Y: pt.Y}, strconv.Itoa(b.Count))
+		drawCount(c, pt, rad, b.Count)
 	}
+}
+
+// GlyphBoxes implements plot.GlyphBoxer: the chart keeps room for every
+// marker and count label.
+func (r reliabilityMarkers) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
+	out := make([]plot.GlyphBox, len(r.bins))
+	for i, b := range r.bins {
+		out[i] = markerBox(plt, b.MeanForecast, b.ObservedRate, r.radius(b.Count), b.Count, true)
+	}
+	return out
 }
 
 // reliabilityPoints are the non-empty bins of a reliability table as
