@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/evalcal/evalcal/gates"
@@ -31,10 +32,28 @@ func (f Finish) apply(rep *report.Report) {
 		if len(t.Judges) > 0 {
 			rep.Warnings = append(rep.Warnings, "the judge changed since the baseline, so the trend compares two judges: "+strings.Join(t.Judges, "; "))
 		}
+		if w := baselineRunsWarning(t, len(rep.Comparisons)); w != "" {
+			rep.Warnings = append(rep.Warnings, w)
+		}
 	}
 	if len(f.Gates) > 0 {
 		report.Summarize(rep)
 		rep.Gates = gates.Check(f.Gates, rep)
 	}
 	report.Summarize(rep)
+}
+
+// baselineRunsWarning warns when the baseline compared other runs than
+// this report: its differences then mix the runs' change with light's, and
+// one marked distinguishable may say only that the corpora differ (issue
+// 28). n is the number of runs this report compared.
+func baselineRunsWarning(t report.Trend, n int) string {
+	now, before := len(t.RunsOnlyNow), len(t.RunsOnlyBefore)
+	if now == 0 && before == 0 {
+		return ""
+	}
+	if now == n {
+		return fmt.Sprintf("the baseline has no run in common with this report (%d runs now, %d before): the trend compares two corpora, and a difference marked distinguishable may come from the runs, not from light", n, t.Baseline.SampleSize)
+	}
+	return fmt.Sprintf("the baseline compared other runs (%d only in this report, %d only in the baseline): part of each difference may come from the runs, not from light", now, before)
 }

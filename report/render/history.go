@@ -34,6 +34,32 @@ func HistoryHTML(h reportio.History) ([]byte, error) {
 	return writeHTML(historyPage(h, true))
 }
 
+// seriesChanges warns when the reports of a series were computed by other
+// judges or on other run paths: their figures then differ for that reason
+// too, and a change between them says nothing of light alone.
+func seriesChanges(nights []reportio.HistoryNight) []string {
+	var out []string
+	for _, c := range []struct {
+		what string
+		of   func(reportio.HistoryNight) string
+	}{
+		{"judges", func(n reportio.HistoryNight) string { return n.Judges }},
+		{"run paths", func(n reportio.HistoryNight) string { return n.Runs }},
+	} {
+		var changes []string
+		for i := 1; i < len(nights); i++ {
+			if a, b := c.of(nights[i-1]), c.of(nights[i]); a != b {
+				changes = append(changes, fmt.Sprintf("%s (%s) after %s (%s)", nights[i].Label, b, nights[i-1].Label, a))
+			}
+		}
+		if len(changes) > 0 {
+			out = append(out, fmt.Sprintf("Warning: the %s change within the series, so these reports compare different things: %s.",
+				c.what, strings.Join(changes, "; ")))
+		}
+	}
+	return out
+}
+
 func historyPage(h reportio.History, plots bool) page {
 	p := page{Title: "evalcal nightly history", Contents: plots}
 	first, last := h.Nights[0], h.Nights[len(h.Nights)-1]
@@ -64,6 +90,7 @@ func historyPage(h reportio.History, plots bool) page {
 	if len(h.Skipped) > 0 {
 		p.Banner.Notes = append(p.Banner.Notes, note{plural(len(h.Skipped), "report not read", "reports not read"), "skipped"})
 	}
+	p.Banner.Why = append(p.Banner.Why, seriesChanges(h.Nights)...)
 	t := table{Header: []string{"report", "trust", "runs", "agreement", "95% interval", "linear kappa", "95% interval",
 		"deep pass rate (estimate)", "95% interval", "gates"}}
 	for _, n := range h.Nights {

@@ -410,6 +410,11 @@ func trendSection(t report.Trend) section {
 	if len(t.Judges) > 0 {
 		s.Blocks = append(s.Blocks, block{Text: "The judge changed since the baseline, so the figures compare two judges:"}, block{Items: t.Judges})
 	}
+	if now, before := len(t.RunsOnlyNow), len(t.RunsOnlyBefore); now > 0 || before > 0 {
+		s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("Caution: the baseline compared other runs (%s only now, %s only before): "+
+			"\"distinguishable\" says a figure differs, which other runs alone can cause; it does not say light changed.",
+			plural(now, "run", "runs"), plural(before, "run", "runs"))})
+	}
 	tb := table{Header: []string{"figure", "before", "now", "difference", "95% interval", "distinguishable", "method"}}
 	for _, c := range []struct {
 		name   string

@@ -283,3 +283,16 @@ func TestMarkdownCapsTheDisagreementsTableForPRComments(t *testing.T) {
 		t.Errorf("html lists %d disagreements, want 180", n)
 	}
 }
+
+// A side that is not billed per token (builtin) shows no token count in
+// the cost table (issue 28: builtin inspections showed token counts).
+func TestBuiltinSidesShowNoTokens(t *testing.T) {
+	var c report.Cost
+	c.Light.Identity, c.Light.Inspections, c.Light.Tokens = "builtin/1", 46, 31934
+	c.Deep.Identity, c.Deep.Inspections, c.Deep.Tokens, c.Deep.Model = "openai:m@1", 46, 5000, "m"
+	s := costSection(c)
+	rows := s.Blocks[0].Table.Rows
+	if rows[0][6] != "–" || rows[1][6] != "5000" {
+		t.Errorf("tokens cells %q and %q, want – for builtin and 5000 for the model", rows[0][6], rows[1][6])
+	}
+}

@@ -53,6 +53,11 @@ type HistoryNight struct {
 	// expressions of those that failed.
 	Gates       int      `yaml:"gates" json:"gates"`
 	GatesFailed []string `yaml:"gates_failed" json:"gates_failed"`
+	// Judges is "light IDENTITY, deep IDENTITY" and Runs the run paths
+	// the report read: a series whose judges or run paths change compares
+	// different things, which the view says (issue 28).
+	Judges string `yaml:"judges" json:"judges"`
+	Runs   string `yaml:"runs" json:"runs"`
 }
 
 // HistorySkip is a report of the series that could not be read, and why.
@@ -72,7 +77,8 @@ var historyExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": tr
 // summary carries no gate records but counts failed gates still counts
 // as a night whose gates failed.
 func NightOf(label, path string, r *report.Report) HistoryNight {
-	n := HistoryNight{Label: label, Path: path, Trust: r.Summary.Trust, N: r.AgreementRate.N, Gates: len(r.Gates), GatesFailed: []string{}}
+	n := HistoryNight{Label: label, Path: path, Trust: r.Summary.Trust, N: r.AgreementRate.N, Gates: len(r.Gates), GatesFailed: []string{},
+		Judges: "light " + r.Inputs.Light.Identity + ", deep " + r.Inputs.Deep.Identity, Runs: strings.Join(r.Inputs.Paths, " ")}
 	if a := r.AgreementRate; a.Percent != nil && a.Wilson95 != nil {
 		p, ci := *a.Percent, *a.Wilson95
 		n.Agreement, n.AgreementCI = &p, &ci
