@@ -574,7 +574,7 @@ func binnedScores(b statistician.BinnedMurphy) BinnedScores {
 	for i, r := range b.Table {
 		row := BinScore{Lower: rounded(r.Lower), Upper: rounded(r.Upper), Count: r.Count, Reason: r.Reason}
 		if r.Count > 0 {
-			row.MeanForecast, row.ObservedRate, row.RateCI95 = ptr(r.MeanForecast), ptr(r.ObservedRate), roundedInterval(r.RateCI95)
+			row.MeanForecast, row.ObservedRate, row.RateCI95 = ptr(*r.MeanForecast), ptr(*r.ObservedRate), roundedInterval(*r.RateCI95)
 		}
 		out.Table[i] = row
 	}

@@ -90,3 +90,37 @@ func TestExactTypesKeepEveryDigit(t *testing.T) {
 		}
 	}
 }
+
+// An empty reliability bin has no rate: the report writes null (as the
+// README promises), never 0, which would read as a rate of 0% (issue 28).
+func TestEmptyReliabilityBinsAreNull(t *testing.T) {
+	r := reporttest.Fixture(0)
+	var empty int
+	for _, b := range r.Forecast.Reliability.Table {
+		if b.Count == 0 {
+			empty++
+		}
+	}
+	if empty == 0 {
+		t.Skip("the fixture has no empty bin")
+	}
+	y, err := r.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(y)
+	_, table, _ := strings.Cut(doc, "    table:\n")
+	bins := strings.Split(table, "      - lower:")
+	nulls := 0
+	for _, b := range bins {
+		if strings.Contains(b, "count: 0\n") {
+			if !strings.Contains(b, "mean_forecast: null") || !strings.Contains(b, "observed_rate: null") || !strings.Contains(b, "rate_ci95: null") {
+				t.Errorf("an empty bin is not null:\n%s", b)
+			}
+			nulls++
+		}
+	}
+	if nulls != empty {
+		t.Errorf("%d empty bins written null, want %d", nulls, empty)
+	}
+}

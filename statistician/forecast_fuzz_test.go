@@ -66,7 +66,7 @@ func FuzzForecastIdentities(f *testing.F) {
 			n := 0
 			for _, r := range b.Table {
 				n += r.Count
-				if r.Count > 0 && !(r.RateCI95.Lower <= r.ObservedRate && r.ObservedRate <= r.RateCI95.Upper) {
+				if r.Count > 0 && !(r.RateCI95.Lower <= *r.ObservedRate && *r.ObservedRate <= r.RateCI95.Upper) {
 					t.Fatalf("bin %+v: Wilson interval excludes the rate", r)
 				}
 			}

@@ -80,7 +80,8 @@ func ParseBinning(s string) (Binning, error) {
 
 // ReliabilityBin is one bin of a reliability table. An empty bin has
 // Count 0, Reason "empty bin" and no rate: its MeanForecast, ObservedRate
-// and RateCI95 are zero and mean nothing.
+// and RateCI95 are nil (null in a document, as the README promises; not 0,
+// which would read as a rate of 0%).
 type ReliabilityBin struct {
 	// Lower and Upper bound the bin: the fixed-width bin's edges, or the
 	// smallest and largest forecast in an equal-frequency bin.
@@ -88,10 +89,10 @@ type ReliabilityBin struct {
 	Upper        float64  `yaml:"upper" json:"upper"`
 	Count        int      `yaml:"count" json:"count"`
 	Hits         int      `yaml:"hits" json:"hits"`
-	MeanForecast float64  `yaml:"mean_forecast" json:"mean_forecast"`
-	ObservedRate float64  `yaml:"observed_rate" json:"observed_rate"`
-	RateCI95     Interval `yaml:"rate_ci95" json:"rate_ci95"`
-	Reason       string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	MeanForecast *float64  `yaml:"mean_forecast" json:"mean_forecast"`
+	ObservedRate *float64  `yaml:"observed_rate" json:"observed_rate"`
+	RateCI95     *Interval `yaml:"rate_ci95" json:"rate_ci95"`
+	Reason       string    `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
 // BinnedMurphy is the Murphy decomposition over bins, with the two
@@ -188,12 +189,12 @@ func binnedResult(method Binning, bins []binSums, bounds []Interval) (BinnedMurp
 		sumP := b.sumP.Float64()
 		pbar := sumP / bn
 		ok := float64(b.hits) / bn
-		row.MeanForecast, row.ObservedRate = pbar, ok
+		row.MeanForecast, row.ObservedRate = &pbar, &ok
 		ci, err := WilsonInterval(int(b.hits), int(b.n), Z95)
 		if err != nil {
 			return BinnedMurphy{}, fmt.Errorf("statistician: binned murphy: bin %d: %w", i, err)
 		}
-		row.RateCI95 = ci
+		row.RateCI95 = &ci
 		out.Table[i] = row
 		rel.add(bn * (pbar - ok) * (pbar - ok))
 		res.add(bn * (ok - obar) * (ok - obar))

@@ -71,8 +71,8 @@ func checkBinRow(t *testing.T, name string, row ReliabilityBin, mean, rate, lo, 
 		what      string
 		got, want float64
 	}{
-		{"mean forecast", row.MeanForecast, mean},
-		{"observed rate", row.ObservedRate, rate},
+		{"mean forecast", *row.MeanForecast, mean},
+		{"observed rate", *row.ObservedRate, rate},
 		{"wilson lower", row.RateCI95.Lower, lo},
 		{"wilson upper", row.RateCI95.Upper, hi},
 	} {
@@ -214,7 +214,7 @@ func TestEqualFrequencyConstantForecasterIsOneBin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Bins != 1 || len(m.Table) != 1 || m.Table[0].Count != 10 || m.Table[0].ObservedRate != 0.6 {
+	if m.Bins != 1 || len(m.Table) != 1 || m.Table[0].Count != 10 || *m.Table[0].ObservedRate != 0.6 {
 		t.Errorf("constant forecaster: %d bins %+v, want one bin of 10 at rate 0.6", m.Bins, m.Table)
 	}
 }
@@ -239,7 +239,7 @@ func TestFixedBinsReportEmptyBinsWithoutARate(t *testing.T) {
 		if r.Count != counts[i] {
 			t.Errorf("bin %d count %d, want %d", i, r.Count, counts[i])
 		}
-		if r.Count == 0 && (r.Reason == "" || r.ObservedRate != 0) {
+		if r.Count == 0 && (r.Reason == "" || r.ObservedRate != nil || r.MeanForecast != nil || r.RateCI95 != nil) {
 			t.Errorf("empty bin %d = %+v, want a reason and no rate", i, r)
 		}
 		if lo, hi := float64(i)/4, float64(i+1)/4; r.Lower != lo || r.Upper != hi {

@@ -378,8 +378,8 @@ func TestChartsHoldMarkersAndLabelsInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel, err := reliabilitySVG([]statistician.ReliabilityBin{
-		{Lower: 0, Upper: 0.1, Count: 60, MeanForecast: 0.02, ObservedRate: 0.98, RateCI95: statistician.Interval{Lower: 0.9, Upper: 1}},
-		{Lower: 0.9, Upper: 1, Count: 2, MeanForecast: 0.99, ObservedRate: 0, RateCI95: statistician.Interval{Lower: 0, Upper: 0.6}},
+		{Lower: 0, Upper: 0.1, Count: 60, MeanForecast: ptrTo(0.02), ObservedRate: ptrTo(0.98), RateCI95: &statistician.Interval{Lower: 0.9, Upper: 1}},
+		{Lower: 0.9, Upper: 1, Count: 2, MeanForecast: ptrTo(0.99), ObservedRate: ptrTo(0.0), RateCI95: &statistician.Interval{Lower: 0, Upper: 0.6}},
 	})
 	if err != nil {
 		t.Fatal(err)

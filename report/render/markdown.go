@@ -335,8 +335,8 @@ func reliabilityTable(b statistician.BinnedMurphy, hits bool) *table {
 	t := &table{Header: []string{"bin (" + string(b.Method) + ")", "count", "hits", "mean forecast", "observed rate", "Wilson 95%"}}
 	for _, bin := range b.Table {
 		row := []string{fmtStat(bin.Lower) + "–" + fmtStat(bin.Upper), fmtCount(bin.Count), fmtCount(bin.Hits), "n/a", "n/a", fmtNA(firstNonEmpty(bin.Reason, "empty bin"))}
-		if bin.Count > 0 {
-			row[3], row[4], row[5] = fmtStat(bin.MeanForecast), fmtStat(bin.ObservedRate), fmtStatCI(bin.RateCI95)
+		if bin.Count > 0 && bin.MeanForecast != nil && bin.ObservedRate != nil && bin.RateCI95 != nil {
+			row[3], row[4], row[5] = fmtStat(*bin.MeanForecast), fmtStat(*bin.ObservedRate), fmtStatCI(*bin.RateCI95)
 		}
 		if !hits {
 			row = append(row[:2], row[3:]...)

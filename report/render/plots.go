@@ -427,7 +427,7 @@ func (r reliabilityMarkers) radius(n int) vg.Length {
 func (r reliabilityMarkers) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	for _, b := range r.bins {
-		pt := vg.Point{X: trX(b.MeanForecast), Y: trY(b.ObservedRate)}
+		pt := vg.Point{X: trX(*b.MeanForecast), Y: trY(*b.ObservedRate)}
 		rad := r.radius(b.Count)
 		c.DrawGlyph(draw.GlyphStyle{Color: runColor, Radius: rad, Shape: draw.CircleGlyph{}}, pt)
 		c.DrawGlyph(draw.GlyphStyle{Color: pointColor, Radius: rad, Shape: draw.RingGlyph{}}, pt)
@@ -440,7 +440,7 @@ func (r reliabilityMarkers) Plot(c draw.Canvas, plt *plot.Plot) {
 func (r reliabilityMarkers) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 	out := make([]plot.GlyphBox, len(r.bins))
 	for i, b := range r.bins {
-		out[i] = markerBox(plt, b.MeanForecast, b.ObservedRate, r.radius(b.Count), b.Count, true)
+		out[i] = markerBox(plt, *b.MeanForecast, *b.ObservedRate, r.radius(b.Count), b.Count, true)
 	}
 	return out
 }
@@ -451,10 +451,10 @@ type reliabilityPoints []statistician.ReliabilityBin
 
 func (r reliabilityPoints) Len() int { return len(r) }
 func (r reliabilityPoints) XY(i int) (x, y float64) {
-	return r[i].MeanForecast, r[i].ObservedRate
+	return *r[i].MeanForecast, *r[i].ObservedRate
 }
 func (r reliabilityPoints) YError(i int) (low, high float64) {
-	return r[i].ObservedRate - r[i].RateCI95.Lower, r[i].RateCI95.Upper - r[i].ObservedRate
+	return *r[i].ObservedRate - r[i].RateCI95.Lower, r[i].RateCI95.Upper - *r[i].ObservedRate
 }
 
 // reliabilitySVG draws a reliability diagram: each bin's observed rate
@@ -478,7 +478,7 @@ func reliabilitySVG(bins []statistician.ReliabilityBin) ([]byte, error) {
 	var pts reliabilityPoints
 	most := 0
 	for _, b := range bins {
-		if b.Count > 0 {
+		if b.Count > 0 && b.MeanForecast != nil && b.ObservedRate != nil && b.RateCI95 != nil {
 			pts = append(pts, b)
 			most = max(most, b.Count)
 		}

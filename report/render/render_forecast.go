@@ -168,7 +168,7 @@ func binsOf(b forecast.BinnedScores) []statistician.ReliabilityBin {
 			rb.Count = 0
 			rb.Reason = firstNonEmpty(bs.Reason, "empty bin")
 		} else {
-			rb.MeanForecast, rb.ObservedRate, rb.RateCI95 = *bs.MeanForecast, *bs.ObservedRate, *bs.RateCI95
+			rb.MeanForecast, rb.ObservedRate, rb.RateCI95 = bs.MeanForecast, bs.ObservedRate, bs.RateCI95
 		}
 		out = append(out, rb)
 	}

@@ -235,10 +235,10 @@ func TestConfusionHeatMapFollowsTheTableOrder(t *testing.T) {
 // written beside each, empty bins not drawn.
 func TestReliabilityMarkersAreSizedByBinCount(t *testing.T) {
 	bins := []statistician.ReliabilityBin{
-		{Lower: 0, Upper: 0.3, Count: 4, Hits: 1, MeanForecast: 0.2, ObservedRate: 0.25, RateCI95: statistician.Interval{Lower: 0.04, Upper: 0.7}},
+		{Lower: 0, Upper: 0.3, Count: 4, Hits: 1, MeanForecast: ptrTo(0.2), ObservedRate: ptrTo(0.25), RateCI95: &statistician.Interval{Lower: 0.04, Upper: 0.7}},
 		{Lower: 0.3, Upper: 0.6, Count: 0, Reason: "empty bin"},
-		{Lower: 0.6, Upper: 0.8, Count: 16, Hits: 11, MeanForecast: 0.7, ObservedRate: 0.6875, RateCI95: statistician.Interval{Lower: 0.44, Upper: 0.86}},
-		{Lower: 0.8, Upper: 1, Count: 64, Hits: 58, MeanForecast: 0.9, ObservedRate: 0.90625, RateCI95: statistician.Interval{Lower: 0.81, Upper: 0.96}},
+		{Lower: 0.6, Upper: 0.8, Count: 16, Hits: 11, MeanForecast: ptrTo(0.7), ObservedRate: ptrTo(0.6875), RateCI95: &statistician.Interval{Lower: 0.44, Upper: 0.86}},
+		{Lower: 0.8, Upper: 1, Count: 64, Hits: 58, MeanForecast: ptrTo(0.9), ObservedRate: ptrTo(0.90625), RateCI95: &statistician.Interval{Lower: 0.81, Upper: 0.96}},
 	}
 	svg, err := reliabilitySVG(bins)
 	if err != nil {
@@ -289,3 +289,6 @@ func TestPageAndChartsShareOneFontFamily(t *testing.T) {
 		t.Error("a chart still uses gonum/plot's default serif font")
 	}
 }
+
+// ptrTo returns a pointer to a copy of v.
+func ptrTo[T any](v T) *T { return &v }

@@ -187,9 +187,9 @@ func TestHTMLIsSelfContained(t *testing.T) {
 // for each of the two filled bins and nothing for the empty one.
 func TestReliabilityDiagramDrawsNoBarForAnEmptyBin(t *testing.T) {
 	bins := []statistician.ReliabilityBin{
-		{Lower: 0, Upper: 0.5, Count: 4, Hits: 1, MeanForecast: 0.3, ObservedRate: 0.25, RateCI95: statistician.Interval{Lower: 0.0456, Upper: 0.6994}},
+		{Lower: 0, Upper: 0.5, Count: 4, Hits: 1, MeanForecast: ptrTo(0.3), ObservedRate: ptrTo(0.25), RateCI95: &statistician.Interval{Lower: 0.0456, Upper: 0.6994}},
 		{Lower: 0.5, Upper: 0.8, Count: 0, Reason: "empty bin"},
-		{Lower: 0.8, Upper: 1, Count: 5, Hits: 4, MeanForecast: 0.9, ObservedRate: 0.8, RateCI95: statistician.Interval{Lower: 0.3755, Upper: 0.9638}},
+		{Lower: 0.8, Upper: 1, Count: 5, Hits: 4, MeanForecast: ptrTo(0.9), ObservedRate: ptrTo(0.8), RateCI95: &statistician.Interval{Lower: 0.3755, Upper: 0.9638}},
 	}
 	withEmpty, err := reliabilitySVG(bins)
 	if err != nil {
