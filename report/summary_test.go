@@ -102,7 +102,7 @@ func TestTestClause(t *testing.T) {
 	}{
 		{nil, ""},
 		{&advisor.Test{Name: "exact McNemar", Detail: "b = 12, c = 2", P: &p, Alpha: 0.05},
-			" Test: exact McNemar (b = 12, c = 2, p = 3.54e-03; fires at p < 0.05)."},
+			" Test: exact McNemar (b = 12, c = 2, p = 0.0035; fires at p < 0.05)."},
 		{&advisor.Test{Name: "non-overlapping intervals", Alpha: 0.05}, " Test: non-overlapping intervals (fires at p < 0.05)."},
 		{&advisor.Test{Name: "x", Detail: "read off intervals", Alpha: 0.01}, " Test: x (read off intervals; fires at p < 0.01)."},
 	} {
