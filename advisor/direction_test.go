@@ -40,8 +40,8 @@ func TestScoreBiasAgainstTheVerdictsIsAScaleOffsetThatSaysWhy(t *testing.T) {
 		}
 	}
 	if !strings.Contains(text, "at the pass line light is lenient") || !strings.Contains(text, "the scores and the verdicts point different ways") ||
-		!strings.Contains(text, "+12.0 points") {
-		t.Errorf("the advice does not say why the directions differ (the +12.0 offset): %s", text)
+		!strings.Contains(text, "+12.00 points") {
+		t.Errorf("the advice does not say why the directions differ (the +12.00 offset): %s", text)
 	}
 	if r.ExpectedImpact.GainPoints != 0 || r.ExpectedImpact.Basis != BasisScale {
 		t.Errorf("impact %+v, want no verdict change (BasisScale)", r.ExpectedImpact)

@@ -51,7 +51,7 @@ func scaleRecommendation(rule string, f *Facts) Recommendation {
 	l := st.Leniency
 	change := "compare verdicts rather than raw scores"
 	if d.hasOffset() {
-		change = fmt.Sprintf("rescale light's scores (deep differs by %+.1f points on the runs whose verdicts agree) or compare verdicts rather than raw scores", d.Offset)
+		change = fmt.Sprintf("rescale light's scores (deep differs by %+.2f points on the runs whose verdicts agree) or compare verdicts rather than raw scores", d.Offset)
 	}
 	return Recommendation{
 		Rule:   rule,

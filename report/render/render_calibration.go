@@ -407,7 +407,9 @@ func kappaBlocks(k aggregate.KappaSection) []block {
 	t := table{Header: []string{"Cohen's kappa", "value", "95% interval", "SE", "n"}, Rows: [][]string{
 		row("unweighted", k.Unweighted), row("linear", k.Linear), row("quadratic", k.Quadratic),
 	}}
-	text := fmt.Sprintf("Raw agreement %s, prevalence- and bias-adjusted kappa (PABAK) %s.", fmtStat(k.RawAgreement), fmtStat(k.PABAK))
+	// Raw agreement is the verdict agreement of the headline, shown as it
+	// is there (a percentage), not as a second form of the same figure.
+	text := fmt.Sprintf("Raw agreement %s, prevalence- and bias-adjusted kappa (PABAK) %s.", fmtPercent(100*k.RawAgreement), fmtStat(k.PABAK))
 	if k.Linear.N == 0 {
 		text = "Raw agreement and PABAK: n/a (no run has both verdicts)."
 	}

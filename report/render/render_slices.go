@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -15,8 +16,9 @@ import (
 func slicesSection(fields []segment.Field) section {
 	s := section{ID: "slices", Heading: "Slices"}
 	for _, f := range fields {
-		s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("By %s: %d runs have it, %d do not; %d slices with at least %d paired runs are tested (simultaneous intervals over those %d).",
-			f.Field, f.Runs, f.Missing, f.Tested, segment.MinRuns, f.Tested)})
+		s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("By %s: %s it, %d do not; %s with at least %d paired runs %s tested (simultaneous intervals over %s).",
+			f.Field, plural(f.Runs, "run has", "runs have"), f.Missing, plural(f.Tested, "slice", "slices"), segment.MinRuns,
+			english.Noun(f.Tested, "is", "are"), english.Noun(f.Tested, "that one", fmt.Sprintf("those %d", f.Tested)))})
 		if len(f.Slices) > 0 {
 			t := table{Header: []string{f.Field, "agreement", "runs", "95% interval", "simultaneous 95%", "linear kappa", "light passes, deep not / reverse (McNemar p)", "light pass rate", "deep pass rate"}}
 			for _, sl := range f.Slices {
