@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/evalcal/evalcal/comparator"
-	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 )
