@@ -134,8 +134,8 @@ func TestSummarySaysWhyScoresAndVerdictsPointDifferentWays(t *testing.T) {
 	}
 	r := conflict(aggregate.Pessimistic)
 	Summarize(r)
-	want := "light's scores are lower than deep's by 9.5 (runtime fidelity) and 10.5 (task effectiveness) points on average (pessimistic), " +
-		"yet at the pass line light is lenient: the scores and the verdicts point different ways because on the 50 runs whose verdicts agree deep still differs by +10.0 points on average"
+	want := "light's scores are lower than deep's by 9.50 (runtime fidelity) and 10.50 (task effectiveness) points on average (pessimistic), " +
+		"yet at the pass line light is lenient: the scores and the verdicts point different ways because on the 50 runs whose verdicts agree deep still differs by +10.00 points on average"
 	n := 0
 	for _, line := range r.Summary.Why {
 		if strings.Contains(line, "point different ways") {
