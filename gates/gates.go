@@ -37,19 +37,6 @@ var (
 	pointKeys    = []string{"percent", "value", "r", "mean", "difference", "estimate", "bias"}
 )
 
-// aliases maps a gate's first field segment to a path of the calibration
-// report, used only when the document has no key of that name.
-var aliases = map[string][]string{
-	"agreement":    {"agreement_rate"},
-	"correlation":  {"score_correlation"},
-	"delta":        {"mean_score_delta"},
-	"mean_delta":   {"mean_score_delta"},
-	"bias":         {"bias_direction"},
-	"calibration":  {"forecast", "calibration"},
-	"brier":        {"forecast", "brier"},
-	"kappa_linear": {"kappa", "linear"},
-}
-
 // Gate is one parsed gate expression: FIELD OP VALUE.
 type Gate struct {
 	// Expr is the expression as given.
@@ -294,14 +281,18 @@ type target struct {
 
 // resolve finds the value(s) a gate compares in a JSON tree (or a type
 // skeleton). Top-level keys come first, then per-group fields of a
-// document with "groups", then the aliases of the calibration report.
+// document with "groups", then the aliases of the calibration report. A
+// bare name whose top-level key is a section (an object) while its alias
+// names a value takes the alias: "bias != optimistic" compares
+// bias_direction, as it did before the report gained its bias section,
+// and "bias.score_gap..." still reaches the section.
 func resolve(root any, g Gate) ([]target, error) {
 	segs := strings.Split(g.Field, ".")
 	top, ok := root.(map[string]any)
 	if !ok {
 		return nil, errors.New("document is not an object")
 	}
-	if _, ok := top[segs[0]]; ok {
+	if v, ok := top[segs[0]]; ok && !bareSectionWithAlias(top, segs, v) {
 		t, err := walk(top, segs, "", g.Op)
 		if err != nil {
 			return nil, err

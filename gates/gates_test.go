@@ -302,3 +302,25 @@ func TestSummaryNamesEachFailedGateOnceWithItsGroups(t *testing.T) {
 		t.Errorf("Unmet = %q, want %q", got, want)
 	}
 }
+
+// "bias" alone still gates light's direction (bias_direction) now that the
+// report has a bias section, and a dotted path reaches the section.
+func TestBareBiasIsTheDirectionAndDottedBiasTheSection(t *testing.T) {
+	doc := map[string]any{
+		"bias_direction": "optimistic",
+		"bias":           map[string]any{"runs": 12.0},
+	}
+	for _, tc := range []struct {
+		expr string
+		pass bool
+	}{{"bias != optimistic", false}, {"bias == optimistic", true}, {"bias.runs >= 10", true}, {"bias.runs >= 20", false}} {
+		gs, err := gates.Parse([]string{tc.expr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := gates.Check(gs, doc)
+		if len(res) != 1 || res[0].Pass != tc.pass {
+			t.Errorf("%s: got %+v, want pass=%v", tc.expr, res, tc.pass)
+		}
+	}
+}
