@@ -34,6 +34,8 @@ type jsonEncoder struct {
 	depth   int
 	structs map[reflect.Type][]jsonField
 	buf     []byte
+	// compact writes no whitespace between tokens (a runs file's lines).
+	compact bool
 }
 
 var (
@@ -59,10 +61,22 @@ func writeJSON(ctx context.Context, w io.Writer, v any, opts encodeOptions) erro
 }
 
 func (e *jsonEncoder) newline() {
+	if e.compact {
+		return
+	}
 	e.out.WriteByte('\n')
 	for range e.level {
 		e.out.WriteString("  ")
 	}
+}
+
+// colon separates a key from its value.
+func (e *jsonEncoder) colon() {
+	if e.compact {
+		e.out.WriteByte(':')
+		return
+	}
+	e.out.WriteString(": ")
 }
 
 // value writes v; quoted is the ,string option of the field holding it.
@@ -242,6 +256,10 @@ func (e *jsonEncoder) marshaler(v reflect.Value, t reflect.Type) error {
 	}
 	var escaped bytes.Buffer
 	json.HTMLEscape(&escaped, compact.Bytes())
+	if e.compact {
+		_, err = e.out.Write(escaped.Bytes())
+		return err
+	}
 	var indented bytes.Buffer
 	if err := json.Indent(&indented, escaped.Bytes(), strings.Repeat("  ", e.level), "  "); err != nil {
 		return fmt.Errorf("%s: %w", &e.path, err)
@@ -324,7 +342,7 @@ func (e *jsonEncoder) structValue(v reflect.Value) error {
 		wrote = true
 		e.newline()
 		e.out.Write(f.nameJSON)
-		e.out.WriteString(": ")
+		e.colon()
 		e.path.pushKey(f.name)
 		err := e.value(fv, f.quoted)
 		e.path.pop()
@@ -372,7 +390,7 @@ func (e *jsonEncoder) mapValue(v reflect.Value) error {
 		e.newline()
 		e.buf = appendJSONString(e.buf[:0], en.key)
 		e.out.Write(e.buf)
-		e.out.WriteString(": ")
+		e.colon()
 		e.path.pushKey(en.key)
 		err := e.value(en.v, false)
 		e.path.pop()

@@ -85,7 +85,10 @@ type Report struct {
 	Trend *Trend `yaml:"trend,omitempty" json:"trend,omitempty"`
 	// Partial is true when some inspections failed, so the statistics
 	// cover fewer runs than were sampled.
-	Partial       bool                    `yaml:"partial" json:"partial"`
+	Partial bool `yaml:"partial" json:"partial"`
+	// RunsFile names the file that holds the per-run listings below
+	// (run --runs-out); absent when the report holds them itself.
+	RunsFile      *RunsFile               `yaml:"runs_file,omitempty" json:"runs_file,omitempty"`
 	Disagreements []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
 	Comparisons   []comparator.Comparison `yaml:"comparisons" json:"comparisons"`
 	// LightOnly lists the runs inspected at light depth only (not in the

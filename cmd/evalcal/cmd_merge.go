@@ -54,6 +54,7 @@ SHARD_REPORT of - is read from stdin.`,
 	fs.StringArrayVar(&o.Requires, "require", nil, "gate `EXPR` on the merged report (repeatable); an unmet gate exits 3")
 	fs.StringVar(&o.Baseline, "baseline", "", "previous report `FILE` to compare the merged report with")
 	o.Output.addFlags(fs, "merged report", "yaml", reportFormats)
+	o.Output.addRunsFlag(fs)
 	return c
 }
 
@@ -74,7 +75,11 @@ func (o *mergeOptions) validate() error {
 	if err := o.Output.resolve("merge", reportFormats...); err != nil {
 		return err
 	}
-	return o.Output.check("merge", o.io.Out, append([]string{o.Baseline}, o.Shards...)...)
+	inputs := append([]string{o.Baseline}, o.Shards...)
+	if err := o.Output.checkRuns("merge", inputs...); err != nil {
+		return err
+	}
+	return o.Output.check("merge", o.io.Out, inputs...)
 }
 
 // mergeRun is evalcal merge's body, after validate.
@@ -130,6 +135,11 @@ func readShard(ctx context.Context, path string, stdin io.Reader) (*report.Repor
 	}
 	r, err := reportio.ParseReport(data)
 	if err != nil {
+		return nil, fmt.Errorf("stdin: %w", err)
+	}
+	// A runs file named relative to a report read from stdin is relative
+	// to the working directory.
+	if err := report.LoadRunsFile(ctx, r, "."); err != nil {
 		return nil, fmt.Errorf("stdin: %w", err)
 	}
 	return r, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
@@ -175,7 +176,13 @@ func renderRun(ctx context.Context, o *renderOptions) error {
 		}
 		return inputError(fmt.Errorf("render: %w", err))
 	}
-	out, err := renderDocument(data, o.Output.Format)
+	// A report's runs file is relative to its directory (to the working
+	// directory for stdin).
+	dir := "."
+	if o.Path != "-" {
+		dir = filepath.Dir(o.Path)
+	}
+	out, err := renderDocument(ctx, data, dir, o.Output.Format)
 	if err != nil {
 		// A newer schema_version (reportio.ErrNewerSchema) is bad input too.
 		return inputError(fmt.Errorf("render: %s: %w", name, err))
@@ -191,8 +198,9 @@ func renderRun(ctx context.Context, o *renderOptions) error {
 
 // renderDocument tells the document's kind by its keys (agreement_rate:
 // calibration report; groups and options: score; groups and as_of:
-// calls) and renders it.
-func renderDocument(data []byte, format string) ([]byte, error) {
+// calls) and renders it; a calibration report's runs file is read
+// relative to dir.
+func renderDocument(ctx context.Context, data []byte, dir, format string) ([]byte, error) {
 	var keys map[string]any
 	if err := yaml.Unmarshal(data, &keys); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
@@ -205,6 +213,9 @@ func renderDocument(data []byte, format string) ([]byte, error) {
 	case isRun || !hasGroups:
 		r, err := reportio.ParseReport(data)
 		if err != nil {
+			return nil, err
+		}
+		if err := report.LoadRunsFile(ctx, r, dir); err != nil {
 			return nil, err
 		}
 		return renderFormats[format](r)

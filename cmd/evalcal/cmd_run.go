@@ -96,7 +96,7 @@ const maxBins = 1000
 // --jobs is; --shard is recorded in inputs.shard instead, and dropped so
 // that merged shards equal one unsharded run).
 var volatileRunFlags = []string{"jobs", "cache", "no-cache", "quiet", "output", "shard", "format", "rpm",
-	"light-key-file", "deep-key-file"}
+	"light-key-file", "deep-key-file", "runs-out"}
 
 // Bounds checked before any work.
 const (
@@ -189,6 +189,7 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	o.Escalation.addFlags(fs)
 	o.Position.addFlags(fs)
 	o.Output.addFlags(fs, "report", "yaml", reportFormats)
+	o.Output.addRunsFlag(fs)
 }
 
 // validate checks every flag and argument before any work, naming the
@@ -290,6 +291,9 @@ func (o *runOptions) validate() error {
 		if path := specFile(spec); path != "" {
 			inputs = append(inputs, path)
 		}
+	}
+	if err := o.Output.checkRuns("run", inputs...); err != nil {
+		return err
 	}
 	return o.Output.check("run", o.io.Out, inputs...)
 }
@@ -502,7 +506,7 @@ func readReportFile(path string) (*report.Report, error) {
 	if err := checkRegular(path); err != nil {
 		return nil, err
 	}
-	return reportio.ReadReport(path)
+	return reportio.ReadReportWithRuns(context.Background(), path)
 }
 
 // finishReport writes a finished report (calibrate.Run or Merge added the
@@ -518,6 +522,10 @@ func finishReport(ctx context.Context, rep *report.Report, out *outputOptions, s
 		return err
 	}
 	summarise(stderr, len(rep.Warnings), "warning", "warnings", rep.Warnings)
+	rep, err := out.splitRuns(ctx, rep)
+	if err != nil {
+		return err
+	}
 	// Streamed: a report of 20,000 runs is 21 MB of YAML that is never
 	// held in memory whole.
 	if err := out.stream(streams.Out, reportEncoder(ctx, out.Format, rep)); err != nil {
@@ -581,7 +589,7 @@ func recordedArgs(args []string) []string {
 // shorthands maps each shorthand to its long flag: dropFlags needs both.
 var (
 	valueFlags = map[string]bool{"jobs": true, "cache": true, "output": true, "shard": true, "format": true,
-		"rpm": true, "light-key-file": true, "deep-key-file": true}
+		"rpm": true, "light-key-file": true, "deep-key-file": true, "runs-out": true}
 	shorthands = map[string]string{"o": "output"}
 )
 

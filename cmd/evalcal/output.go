@@ -23,6 +23,9 @@ type outputOptions struct {
 	// formatGiven says whether --format was on the command line; only
 	// then can it clash with the -o extension.
 	formatGiven bool
+	// RunsOut is --runs-out (run, merge): a file, auto or none; "" for
+	// the commands without it (none).
+	RunsOut string
 }
 
 // addFlags defines -o/--output and --format, with the given default
