@@ -55,6 +55,8 @@ const addressesSection = "recommendations.addresses"
 
 // runsSections are the per-run listings, in the runs file's order.
 var runsSections = []runsSection{
+	{"confusion.light_pass_deep_fail", func(r *Report) reflect.Value { return field(&r.Confusion.LightPassDeepFail) }},
+	{"confusion.light_fail_deep_pass", func(r *Report) reflect.Value { return field(&r.Confusion.LightFailDeepPass) }},
 	{"disagreements", func(r *Report) reflect.Value { return field(&r.Disagreements) }},
 	{"comparisons", func(r *Report) reflect.Value { return field(&r.Comparisons) }},
 	{"light_only", func(r *Report) reflect.Value { return field(&r.LightOnly) }},

@@ -148,6 +148,7 @@ or 30 s otherwise (CI logs), nothing with --quiet.`,
 	}
 	c.Annotations = map[string]string{usageAnnotation: "evalcal run [flags] PATH...              (run dirs, or folders holding them)\nevalcal run [flags] --inspections FILE   (saved inspections, one JSON a line)"}
 	o.addFlags(c.Flags())
+	o.Output.addRunsFlag(c.Flags())
 	return c
 }
 
@@ -189,7 +190,6 @@ func (o *runOptions) addFlags(fs *pflag.FlagSet) {
 	o.Escalation.addFlags(fs)
 	o.Position.addFlags(fs)
 	o.Output.addFlags(fs, "report", "yaml", reportFormats)
-	o.Output.addRunsFlag(fs)
 }
 
 // validate checks every flag and argument before any work, naming the
