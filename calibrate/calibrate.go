@@ -172,7 +172,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 
 	// 4 and 5. statistician and advisor, on a report that says what it was
 	// computed from.
-	rep := newReport(cfg, sample, design)
+	rep := newReport(cfg, sample, shard, design)
 	if u, ok := inspection.As[inspection.Unattributed](cfg.Deep); ok {
 		rep.Sample.Rejected = u.Unattributed()
 	} else if u, ok := inspection.As[inspection.Unattributed](cfg.Light); ok {
@@ -245,9 +245,13 @@ func (cfg Config) notify(msg string) {
 	}
 }
 
-// newReport starts a report: what it was computed from and the whole
-// sample (also in a shard's report, so that shards merge exactly).
-func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
+// newReport starts a report: what it was computed from, the sample's
+// composition and its runs: the whole sample, or in a shard's report the
+// shard's own runs (mine; issue 26: 64 shards of a million runs would
+// otherwise list 64 million). inputs.content_hash covers the whole sample
+// in every shard, and merge checks the union of the shards' runs against
+// it.
+func newReport(cfg Config, sample sampler.Sample, mine []sampler.Run, d design) *report.Report {
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		GeneratedBy:   cfg.GeneratedBy,
@@ -275,7 +279,7 @@ func newReport(cfg Config, sample sampler.Sample, d design) *report.Report {
 		rep.Inputs.ShardSource = cfg.ShardSource
 	}
 	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
-	for _, r := range sample.Runs {
+	for _, r := range mine {
 		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
 			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),
 			Services: len(r.ServicesDeclared), SizeBytes: r.SizeBytes, Path: filepath.ToSlash(r.Path),
@@ -375,6 +379,20 @@ func sampleHash(runs []inspection.Run) string {
 	for _, r := range runs {
 		lines = append(lines, r.ID+"\x00"+r.ContentHash)
 	}
+	return hashLines(lines)
+}
+
+// reportSampleHash is sampleHash over a report's sample runs.
+func reportSampleHash(runs []report.SampleRun) string {
+	lines := make([]string, 0, len(runs))
+	for _, r := range runs {
+		lines = append(lines, r.ID+"\x00"+r.ContentHash)
+	}
+	return hashLines(lines)
+}
+
+// hashLines is the SHA-256 of the lines sorted, each ended by a newline.
+func hashLines(lines []string) string {
 	sort.Strings(lines)
 	h := sha256.New()
 	for _, l := range lines {

@@ -100,8 +100,8 @@ func Fill(rep *report.Report, data Data) {
 	if withWarnings > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
 	}
-	if n := rep.Inputs.SampleLimit; n > len(rep.Sample.Runs) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", n, len(rep.Sample.Runs)))
+	if n, got := rep.Inputs.SampleLimit, rep.Sample.Composition.Sampled; n > got { // a shard lists its own runs only
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", n, got))
 	}
 	for _, line := range rep.Sample.Rejected {
 		rep.Warnings = append(rep.Warnings, "rejected line with no readable run_id and depth: "+line)

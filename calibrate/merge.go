@@ -77,8 +77,9 @@ func ShardOf(id string, n int) int {
 // first field that differs is named; inputs.shard_source, where a shard's
 // index came from, may differ); and each shard accounts for exactly its
 // own runs: every sampled run that belongs to it has a comparison, a
-// light-only inspection or a failure, and nothing else is there; and no
-// comparison contradicts itself (see contradiction). The merged report
+// light-only inspection or a failure, and nothing else is there; the
+// shards' own sampled runs together are the sample inputs.content_hash
+// names; and no comparison contradicts itself (see contradiction). The merged report
 // has neither inputs.shard nor inputs.shard_source. fin completes it
 // (trend, gates, summary) as Run completes an unsharded one.
 func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report, error) {
@@ -92,6 +93,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	}
 	seen := make([]string, n+1)
 	var data Data
+	var sample []report.SampleRun
 	owner := map[string]string{}
 	for k, r := range shards {
 		i, m, err := ParseShard(r.Inputs.Shard)
@@ -107,9 +109,11 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 		if d := differs(first, r); d != "" {
 			return nil, fmt.Errorf("merge: %s and %s are not shards of one job: %s differs", names[0], names[k], d)
 		}
-		if err := accounted(r, i, n, names[k]); err != nil {
+		mine := ownRuns(r, i, n)
+		if err := accounted(r, mine, i, n, names[k]); err != nil {
 			return nil, err
 		}
+		sample = append(sample, mine...)
 		for _, c := range r.Comparisons {
 			if why := contradiction(c); why != "" {
 				return nil, fmt.Errorf("merge: %s: run %s: the comparison contradicts itself (edited by hand?): %s", names[k], c.RunID, why)
@@ -144,6 +148,10 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
 		}
 	}
+	slices.SortStableFunc(sample, func(a, b report.SampleRun) int { return cmp.Compare(a.ID, b.ID) })
+	if h := reportSampleHash(sample); h != first.Inputs.ContentHash {
+		return nil, fmt.Errorf("merge: the shards' sampled runs (%d) are not the sample their inputs.content_hash names: a shard report lists runs of another job or was edited", len(sample))
+	}
 	slices.SortStableFunc(data.Comparisons, func(a, b comparator.Comparison) int { return cmp.Compare(a.RunID, b.RunID) })
 	slices.SortStableFunc(data.Failures, func(a, b inspection.Failure) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)), cmp.Compare(a.Repeat, b.Repeat))
@@ -156,6 +164,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	}
 	merged := &report.Report{SchemaVersion: first.SchemaVersion, GeneratedBy: first.GeneratedBy,
 		Inputs: first.Inputs, Sample: first.Sample}
+	merged.Sample.Runs = nonNil(sample)
 	merged.Inputs.Shard, merged.Inputs.ShardSource = "", "" // shards may come from different sources
 	Fill(merged, data)
 	fin.apply(merged)
@@ -169,14 +178,25 @@ func depthRank(d inspection.Depth) int {
 	return 1
 }
 
-// accounted checks that shard i of n accounts for exactly its own sampled
-// runs.
-func accounted(r *report.Report, i, n int, name string) error {
-	mine := map[string]bool{}
+// ownRuns are the sampled runs shard i of n lists that are its own: all
+// of them in a report of this version, which lists only those; the
+// reports of earlier versions listed the whole sample in every shard.
+func ownRuns(r *report.Report, i, n int) []report.SampleRun {
+	var mine []report.SampleRun
 	for _, s := range r.Sample.Runs {
 		if ShardOf(s.ID, n) == i {
-			mine[s.ID] = true
+			mine = append(mine, s)
 		}
+	}
+	return mine
+}
+
+// accounted checks that shard i of n accounts for exactly its own sampled
+// runs, own.
+func accounted(r *report.Report, own []report.SampleRun, i, n int, name string) error {
+	mine := make(map[string]bool, len(own))
+	for _, s := range own {
+		mine[s.ID] = true
 	}
 	found := map[string]bool{}
 	note := func(id, what string) error {
@@ -246,7 +266,6 @@ func differs(a, b *report.Report) string {
 		{"inputs.judge_family", ai.JudgeFamily == bi.JudgeFamily},
 		{"inputs.content_hash", ai.ContentHash == bi.ContentHash},
 		{"sample.composition", reflect.DeepEqual(a.Sample.Composition, b.Sample.Composition)},
-		{"sample.runs", reflect.DeepEqual(a.Sample.Runs, b.Sample.Runs)},
 		{"sample.invalid", reflect.DeepEqual(a.Sample.Invalid, b.Sample.Invalid)},
 		{"cost.budget_usd", reflect.DeepEqual(a.Cost.BudgetUSD, b.Cost.BudgetUSD)},
 	}

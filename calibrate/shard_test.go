@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -202,5 +203,61 @@ func TestShardOfMatchesHashlib(t *testing.T) {
 		if got := ShardOf(id, 1); got != 1 {
 			t.Errorf("ShardOf(%q, 1) = %d", id, got)
 		}
+	}
+}
+
+// A shard report lists its own sampled runs only (issue 26: not the whole
+// sample in each of 64 shards); merge takes their union, and refuses
+// shards whose runs together are not the sample inputs.content_hash names
+// (a run dropped from a shard's list with its result, or one added).
+func TestShardsListTheirOwnRunsAndMergeChecksTheUnion(t *testing.T) {
+	whole := mustRun(t, builtinConfig())
+	var shards []*report.Report
+	for i := 1; i <= 3; i++ {
+		cfg := builtinConfig()
+		cfg.ShardIndex, cfg.ShardCount = i, 3
+		rep := mustRun(t, cfg)
+		for _, r := range rep.Sample.Runs {
+			if ShardOf(r.ID, 3) != i {
+				t.Fatalf("shard %d/3 lists run %s of shard %d", i, r.ID, ShardOf(r.ID, 3))
+			}
+		}
+		if len(rep.Sample.Runs) == 0 || len(rep.Sample.Runs) >= len(whole.Sample.Runs) {
+			t.Fatalf("shard %d/3 lists %d runs of %d", i, len(rep.Sample.Runs), len(whole.Sample.Runs))
+		}
+		shards = append(shards, rep)
+	}
+	names := []string{"a", "b", "c"}
+	merged, err := Merge(shards, names, Finish{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(whole.Sample, merged.Sample); d != "" {
+		t.Fatalf("merged sample differs from the unsharded one (-whole +merged):\n%s", d)
+	}
+	// Shard 1 loses its first run, with its result: every run it still
+	// lists is accounted for, but the union is not the sample.
+	cut := *shards[0]
+	gone := cut.Sample.Runs[0].ID
+	cut.Sample.Runs = cut.Sample.Runs[1:]
+	cut.Comparisons = slices.DeleteFunc(slices.Clone(cut.Comparisons), func(c comparator.Comparison) bool { return c.RunID == gone })
+	cut.Failures = slices.DeleteFunc(slices.Clone(cut.Failures), func(f runner.Failure) bool { return f.RunID == gone })
+	if _, err := Merge([]*report.Report{&cut, shards[1], shards[2]}, names, Finish{}); err == nil || !strings.Contains(err.Error(), "content_hash") {
+		t.Errorf("merge of a shard without its run %s: %v, want a content_hash error", gone, err)
+	}
+	// Reports of earlier versions listed the whole sample in every shard:
+	// they still merge to the same report.
+	var old []*report.Report
+	for _, s := range shards {
+		c := *s
+		c.Sample.Runs = whole.Sample.Runs
+		old = append(old, &c)
+	}
+	again, err := Merge(old, names, Finish{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(merged, again); d != "" {
+		t.Errorf("shards listing the whole sample merge differently (-new +old):\n%s", d)
 	}
 }
