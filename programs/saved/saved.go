@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -48,9 +49,9 @@ type Inspector struct {
 	fingerprint string
 	// bad holds, per run and depth, why its saved line was rejected.
 	bad map[key]error
-	// skimmed holds the (run, depth) pairs of other shards' lines, read
-	// by skim only (LoadShard).
-	skimmed map[key]bool
+	// skimmed holds, by run id, the depths (bit 1 light, 2 deep) of other
+	// shards' lines, read by skim only (LoadShard).
+	skimmed map[string]uint8
 	// unattributed are rejected lines whose run_id and depth could not be
 	// read, as "file:line: why".
 	unattributed []string
@@ -80,6 +81,8 @@ type entry struct {
 	// holds what of it was skipped ("file:line: why").
 	md   inspection.Metadata
 	warn []string
+	// skimmed says which depths were only skimmed (LoadShard).
+	skimmed [2]bool
 }
 
 // name records the system of the first line seen at depth index k.
@@ -165,15 +168,17 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 	}
 	defer f.Close()
 	defer stop()
-	entries := map[string]*entry{}
+	entries := make(map[string]*entry, sizeHint(f))
+	var order []string // the run ids as first seen: sorted already in most files
+	decoded := 0
 	bad := map[key]error{}
-	skimmed := map[key]bool{}
 	var unattributed []string
 	entryOf := func(id string) *entry {
 		e := entries[id]
 		if e == nil {
 			e = &entry{}
 			entries[id] = e
+			order = append(order, id)
 		}
 		return e
 	}
@@ -229,7 +234,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 					e.raw[k] = slices.Clone(line)
 				}
 				e.name(k, system)
-				skimmed[key{id, inspection.Depth(depth)}] = true
+				e.skimmed[k] = true
 				continue
 			}
 		}
@@ -265,6 +270,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 			e.pi = p
 		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
+		decoded++
 		e.name(k, lineSystem(line, &insp))
 		e.addMetadata(fmt.Sprintf("%s:%d", path, lineNo), line)
 	}
@@ -275,10 +281,14 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
 	}
 
-	in := &Inspector{byKey: make(map[key]inspection.Inspection, 2*len(entries)), bad: bad, unattributed: unattributed,
-		pi: map[string]float64{}, skimmed: skimmed}
+	in := &Inspector{byKey: make(map[key]inspection.Inspection, decoded), bad: bad, unattributed: unattributed,
+		pi: map[string]float64{}, skimmed: map[string]uint8{}}
 	runs := make([]inspection.Run, 0, len(entries))
-	for id, e := range entries {
+	for _, id := range order {
+		e := entries[id]
+		if e.skimmed != [2]bool{} {
+			in.skimmed[id] = b2u(e.skimmed[0]) | b2u(e.skimmed[1])<<1
+		}
 		if e.pi != nil {
 			in.pi[id] = *e.pi
 		}
@@ -352,7 +362,25 @@ func inclusionProbability(line []byte) (*float64, error) {
 func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
 	k := key{runID, depth}
 	_, ok := in.byKey[k]
-	return ok || in.bad[k] != nil || in.skimmed[k]
+	return ok || in.bad[k] != nil || in.skimmed[runID]&(1<<depthIndex(depth)) != 0
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sizeHint guesses the number of runs in f from its size (two lines of
+// some 300 bytes a run), so that the map of runs is not grown a million
+// times over; 0 when f's size is not known.
+func sizeHint(f *os.File) int {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return int(min(fi.Size()/600, 1<<22))
 }
 
 // RunIDs returns the ids of the runs the file holds a line for at depth
