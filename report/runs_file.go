@@ -13,7 +13,10 @@ const RunsFileThreshold = 10000
 
 // RunsFileKeptDisagreements is how many disagreements a report with a
 // runs file still lists itself (the first ones, in run id order: as many
-// as its Markdown page shows); the runs file lists them all.
+// as its Markdown page shows, render.MarkdownDisagreementRows). The runs
+// file does not repeat them: they are the comparisons with a disagreement
+// type, in their order (aggregate.Compute), and a reader takes them from
+// the comparisons.
 const RunsFileKeptDisagreements = 50
 
 // RunsFile says where a report's per-run listings are: a JSON Lines file
@@ -24,7 +27,7 @@ const RunsFileKeptDisagreements = 50
 // it (the same figures, the same precision), and the lines follow the
 // sections' order (RunsFileSections) and each listing's own order. The
 // report's own copy of a moved listing is empty (disagreements keep their
-// first RunsFileKeptDisagreements); a reader (ReadReport, LoadRunsFile)
+// first RunsFileKeptDisagreements); a reader (LoadRunsFile)
 // puts the listings back, so that it sees the report as it would be
 // without a runs file.
 type RunsFile struct {
@@ -57,7 +60,6 @@ const addressesSection = "recommendations.addresses"
 var runsSections = []runsSection{
 	{"confusion.light_pass_deep_fail", func(r *Report) reflect.Value { return field(&r.Confusion.LightPassDeepFail) }},
 	{"confusion.light_fail_deep_pass", func(r *Report) reflect.Value { return field(&r.Confusion.LightFailDeepPass) }},
-	{"disagreements", func(r *Report) reflect.Value { return field(&r.Disagreements) }},
 	{"comparisons", func(r *Report) reflect.Value { return field(&r.Comparisons) }},
 	{"light_only", func(r *Report) reflect.Value { return field(&r.LightOnly) }},
 	{"inclusion", func(r *Report) reflect.Value { return field(&r.Inclusion) }},
@@ -99,7 +101,8 @@ func RunsFileSections() []string {
 func field[T any](p *[]T) reflect.Value { return reflect.ValueOf(p).Elem() }
 
 // withoutRuns returns a copy of r whose per-run listings are emptied (the
-// first RunsFileKeptDisagreements disagreements stay), sharing nothing
+// first RunsFileKeptDisagreements disagreements stay when the comparisons
+// go), sharing nothing
 // that it changes with r: r itself is not modified.
 func withoutRuns(r *Report) *Report {
 	c := *r
@@ -117,11 +120,10 @@ func withoutRuns(r *Report) *Report {
 		if !v.IsValid() || v.Len() == 0 {
 			continue
 		}
-		if s.name == "disagreements" {
-			v.Set(v.Slice(0, min(v.Len(), RunsFileKeptDisagreements)))
-			continue
-		}
 		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+	}
+	if len(r.Comparisons) > 0 {
+		c.Disagreements = r.Disagreements[:min(len(r.Disagreements), RunsFileKeptDisagreements)]
 	}
 	for i := range c.Recommendations {
 		if len(c.Recommendations[i].Addresses) > 0 {

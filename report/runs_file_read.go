@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/internal/inputfile"
 )
 
@@ -63,6 +64,16 @@ func LoadRunsFile(ctx context.Context, r *Report, dir string) error {
 			return fmt.Errorf("report: runs file %s: lists %s, but the report has no %s section", path, s.name, parent)
 		}
 		v.Set(items)
+	}
+	if _, ok := lists["comparisons"]; ok {
+		// The disagreements are the comparisons with a disagreement type,
+		// in their order, as aggregate.Compute lists them.
+		r.Disagreements = []comparator.Comparison{}
+		for _, c := range r.Comparisons {
+			if c.DisagreementType != nil {
+				r.Disagreements = append(r.Disagreements, c)
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(addrs)) {
 		if k >= len(r.Recommendations) {

@@ -81,3 +81,23 @@ func TestLoadShardMatchesLoadContext(t *testing.T) {
 		t.Errorf("run c, both lines invalid: system %q, want s3 (what its first line names)", got)
 	}
 }
+
+// inclusionProbability skips decoding a line only where encoding/json
+// could not find the key: in any case, escaped or folded from non-ASCII,
+// it is still read.
+func TestInclusionProbabilityFastPathFindsEveryForm(t *testing.T) {
+	for _, line := range []string{
+		`{"run_id":"a","depth":"deep","inclusion_probability":0.5}`,
+		`{"run_id":"a","depth":"deep","INCLUSION_Probability":0.5}`,
+		`{"run_id":"a","depth":"deep","inclusion\u005fprobability":0.5}`,
+		"{\"run_id\":\"a\",\"depth\":\"deep\",\"inclu\u017fion_probability\":0.5}",
+	} {
+		p, err := inclusionProbability([]byte(line))
+		if err != nil || p == nil || *p != 0.5 {
+			t.Errorf("%s: got %v, %v; want 0.5", line, p, err)
+		}
+	}
+	if p, err := inclusionProbability([]byte(`{"run_id":"a","depth":"deep","inclusion":0.5}`)); p != nil || err != nil {
+		t.Errorf("a line without the key: got %v, %v", p, err)
+	}
+}
