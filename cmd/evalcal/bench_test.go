@@ -119,11 +119,17 @@ const llmBenchRuns = 533
 // inspector calls it made (from its stderr).
 func llmRun(b *testing.B, baseURL, runs, out string) (time.Duration, int) {
 	b.Helper()
+	return llmRunJobs(b, baseURL, runs, out, 16)
+}
+
+// llmRunJobs is llmRun at --jobs jobs.
+func llmRunJobs(b *testing.B, baseURL, runs, out string, jobs int) (time.Duration, int) {
+	b.Helper()
 	b.Setenv("OPENAI_BASE_URL", baseURL)
 	b.Setenv("OPENAI_API_KEY", "bench-key-not-secret")
 	var stderr bytes.Buffer
 	start := time.Now()
-	err := run(context.Background(), []string{"run", "--quiet", "--no-cache", "--jobs", "16",
+	err := run(context.Background(), []string{"run", "--quiet", "--no-cache", "--jobs", strconv.Itoa(jobs),
 		"--light", "openai:judge-mini", "--deep", "openai:judge-large", "-o", out, runs}, io.Discard, &stderr)
 	wall := time.Since(start)
 	if code := exitCode(err); code != exitOK {
@@ -253,4 +259,55 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLLMSchedule64 is issue 26's LLM benchmark: 10,000 judge calls
+// (5,000 valid runs x 2 sides) at --jobs 64 against the bundled judge
+// server in-process with 200 ms of latency. x-ideal is the whole
+// calibration's wall time over calls x latency / 64 (target: at most
+// 1.15); max-in-flight is the most requests the server held at once
+// (target: 64). Skipped under -short: it takes a minute and copies the
+// corpus 5,330 times.
+func BenchmarkLLMSchedule64(b *testing.B) {
+	if testing.Short() {
+		b.Skip("10,000 calls: not under -short")
+	}
+	const (
+		latency = 200 * time.Millisecond
+		jobs    = 64
+	)
+	src := filepath.Join(repoRootB(), "testdata", "runs")
+	if _, err := os.Stat(src); err != nil {
+		b.Skipf("no bundled corpus: %v", err)
+	}
+	runs := filepath.Join(b.TempDir(), "runs")
+	if err := corpusgen.Replicate(context.Background(), src, runs, 5330); err != nil { // 5,000 valid
+		b.Fatal(err)
+	}
+	srv, err := judgeserver.New(judgeserver.Options{Latency: latency})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var inFlight, most atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		defer inFlight.Add(-1)
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	out := filepath.Join(b.TempDir(), "report.yaml")
+	var wall time.Duration
+	var calls, iters int
+	for b.Loop() {
+		w, c := llmRunJobs(b, ts.URL+"/v1", runs, out, jobs)
+		wall += w
+		calls += c
+		iters++
+	}
+	ideal := time.Duration(calls/iters) * latency / jobs
+	b.ReportMetric(float64(wall)/float64(iters)/float64(ideal), "x-ideal")
+	b.ReportMetric(float64(most.Load()), "max-in-flight")
+	b.ReportMetric(float64(calls/iters), "calls")
 }
