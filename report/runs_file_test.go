@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -13,26 +13,29 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/report/reportio"
+	"github.com/evalcal/evalcal/report/reporttest"
 )
 
 // fullListingsReport is the synthetic report with every per-run listing a
 // runs file can hold filled in, and more disagreements than a report with
 // a runs file keeps.
-func fullListingsReport() *Report {
-	r := buildReport(generatedRuns(130, 20, 15, "run"))
-	r.LightOnly = []LightOnlyRun{{RunID: "lo-1", System: "alpha", LightVerdict: "pass",
+func fullListingsReport() *report.Report {
+	r := reporttest.Generated(130, 20, 15, "run")
+	r.LightOnly = []report.LightOnlyRun{{RunID: "lo-1", System: "alpha", LightVerdict: "pass",
 		Light: comparator.Scores{RuntimeFidelity: 81.123456789, TaskEffectiveness: 70}}}
 	pi := 0.123456789123
-	r.Inclusion = []Inclusion{{RunID: "lo-1", Pi: &pi}, {RunID: "run-000", Pi: nil, Deep: true}}
-	r.Repeats = []RunRepeats{{RunID: "run-000", Light: []Repeat{{Verdict: "pass", Scores: comparator.Scores{RuntimeFidelity: 1.5}}}, Deep: []Repeat{}}}
+	r.Inclusion = []report.Inclusion{{RunID: "lo-1", Pi: &pi}, {RunID: "run-000", Pi: nil, Deep: true}}
+	r.Repeats = []report.RunRepeats{{RunID: "run-000", Light: []report.Repeat{{Verdict: "pass", Scores: comparator.Scores{RuntimeFidelity: 1.5}}}, Deep: []report.Repeat{}}}
 	r.Sample.Rejected = []string{"saved.jsonl:7: no run_id"}
 	conf := 0.987654321987
-	r.Escalation = &Escalation{Runs: []EscalationRun{{RunID: "run-001", Confidence: &conf, DecidedBy: "light", LightVerdict: "pass", FinalVerdict: "pass"}}}
-	r.Trend = &Trend{RunsOnlyNow: []string{"run-002"}, RunsOnlyBefore: []string{"old-1", "old-2"}, Distinguishable: []string{}}
+	r.Escalation = &report.Escalation{Runs: []report.EscalationRun{{RunID: "run-001", Confidence: &conf, DecidedBy: "light", LightVerdict: "pass", FinalVerdict: "pass"}}}
+	r.Trend = &report.Trend{RunsOnlyNow: []string{"run-002"}, RunsOnlyBefore: []string{"old-1", "old-2"}, Distinguishable: []string{}}
 	return r
 }
 
-func encodeBoth(t *testing.T, r *Report) (string, string) {
+func encodeBoth(t *testing.T, r *report.Report) (string, string) {
 	t.Helper()
 	y, err := r.YAML()
 	if err != nil {
@@ -46,23 +49,23 @@ func encodeBoth(t *testing.T, r *Report) (string, string) {
 }
 
 // TestRunsFileRoundTrip: a report split into a small report and a runs
-// file reads back (ParseReport then LoadRunsFile) to the very report,
+// file reads back (ParseReport then report.LoadRunsFile) to the very report,
 // byte for byte in YAML and JSON, and the split leaves its input alone.
 func TestRunsFileRoundTrip(t *testing.T) {
 	r := fullListingsReport()
-	if len(r.Disagreements) <= RunsFileKeptDisagreements || len(r.Recommendations) == 0 || len(r.Recommendations[0].Addresses) == 0 {
-		t.Fatalf("fixture: %d disagreements, %d recommendations: want more than %d and addresses", len(r.Disagreements), len(r.Recommendations), RunsFileKeptDisagreements)
+	if len(r.Disagreements) <= report.RunsFileKeptDisagreements || len(r.Recommendations) == 0 || len(r.Recommendations[0].Addresses) == 0 {
+		t.Fatalf("fixture: %d disagreements, %d recommendations: want more than %d and addresses", len(r.Disagreements), len(r.Recommendations), report.RunsFileKeptDisagreements)
 	}
 	wantY, wantJ := encodeBoth(t, r)
 	dir := t.TempDir()
-	small, err := SplitRuns(context.Background(), r, filepath.Join(dir, "r.runs.jsonl"), "r.runs.jsonl")
+	small, err := report.SplitRuns(context.Background(), r, filepath.Join(dir, "r.runs.jsonl"), "r.runs.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if y, j := encodeBoth(t, r); y != wantY || j != wantJ {
-		t.Fatal("SplitRuns modified the report it was given")
+		t.Fatal("report.SplitRuns modified the report it was given")
 	}
-	if len(small.Comparisons) != 0 || len(small.Sample.Runs) != 0 || len(small.Disagreements) != RunsFileKeptDisagreements ||
+	if len(small.Comparisons) != 0 || len(small.Sample.Runs) != 0 || len(small.Disagreements) != report.RunsFileKeptDisagreements ||
 		len(small.Recommendations[0].Addresses) != 0 || len(small.Escalation.Runs) != 0 || len(small.Trend.RunsOnlyBefore) != 0 {
 		t.Fatalf("the split report still lists runs: %d comparisons, %d sample runs, %d disagreements",
 			len(small.Comparisons), len(small.Sample.Runs), len(small.Disagreements))
@@ -75,7 +78,7 @@ func TestRunsFileRoundTrip(t *testing.T) {
 	for _, rec := range r.Recommendations {
 		addr += len(rec.Addresses)
 	}
-	want[addressesSection] = addr
+	want["recommendations.addresses"] = addr
 	for k, v := range want {
 		if small.RunsFile.Sections[k] != v {
 			t.Errorf("runs_file.sections[%s] = %d, want %d", k, small.RunsFile.Sections[k], v)
@@ -92,7 +95,7 @@ func TestRunsFileRoundTrip(t *testing.T) {
 		if back.RunsFile == nil || back.RunsFile.Path != "r.runs.jsonl" {
 			t.Fatalf("%s: runs_file not read back: %+v", f.name, back.RunsFile)
 		}
-		if err := LoadRunsFile(context.Background(), back, dir); err != nil {
+		if err := report.LoadRunsFile(context.Background(), back, dir); err != nil {
 			t.Fatal(err)
 		}
 		if y, j := encodeBoth(t, back); y != wantY || j != wantJ {
@@ -102,13 +105,13 @@ func TestRunsFileRoundTrip(t *testing.T) {
 	}
 }
 
-func parseDoc(t *testing.T, enc func() ([]byte, error)) *Report {
+func parseDoc(t *testing.T, enc func() ([]byte, error)) *report.Report {
 	t.Helper()
 	doc, err := enc()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ParseReport(doc)
+	r, err := reportio.ParseReport(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func TestRunsFileRefused(t *testing.T) {
 	r := fullListingsReport()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.runs.jsonl")
-	small, err := SplitRuns(context.Background(), r, path, "r.runs.jsonl")
+	small, err := report.SplitRuns(context.Background(), r, path, "r.runs.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +133,7 @@ func TestRunsFileRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(data []byte, rf RunsFile) error {
+	load := func(data []byte, rf report.RunsFile) error {
 		t.Helper()
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -138,13 +141,13 @@ func TestRunsFileRefused(t *testing.T) {
 		c := *small
 		c.Recommendations = slices.Clone(small.Recommendations)
 		c.RunsFile = &rf
-		return LoadRunsFile(context.Background(), &c, dir)
+		return report.LoadRunsFile(context.Background(), &c, dir)
 	}
 	edited := bytes.Replace(orig, []byte(`"verdict_match":true`), []byte(`"verdict_match":false`), 1)
 	lines := bytes.SplitAfter(orig, []byte("\n"))
 	// A file whose hash is right but whose lines are not a runs file's:
 	// each is refused for its content, not only its hash.
-	rehash := func(data []byte, sections map[string]int) RunsFile {
+	rehash := func(data []byte, sections map[string]int) report.RunsFile {
 		rf := *small.RunsFile
 		sum := sha256.Sum256(data)
 		rf.SHA256, rf.Bytes, rf.Sections = hex.EncodeToString(sum[:]), int64(len(data)), sections
@@ -153,7 +156,7 @@ func TestRunsFileRefused(t *testing.T) {
 	cases := []struct {
 		name string
 		data []byte
-		rf   RunsFile
+		rf   report.RunsFile
 		want string
 	}{
 		{"edited", edited, *small.RunsFile, "SHA-256"},
@@ -174,7 +177,7 @@ func TestRunsFileRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := *small
-	if err := LoadRunsFile(context.Background(), &c, dir); err == nil || !strings.Contains(err.Error(), "r.runs.jsonl") {
+	if err := report.LoadRunsFile(context.Background(), &c, dir); err == nil || !strings.Contains(err.Error(), "r.runs.jsonl") {
 		t.Errorf("missing runs file: got %v", err)
 	}
 	noEsc := *small
@@ -182,7 +185,7 @@ func TestRunsFileRefused(t *testing.T) {
 	if err := os.WriteFile(path, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := LoadRunsFile(context.Background(), &noEsc, dir); err == nil || !strings.Contains(err.Error(), "no escalation section") {
+	if err := report.LoadRunsFile(context.Background(), &noEsc, dir); err == nil || !strings.Contains(err.Error(), "no escalation section") {
 		t.Errorf("runs file listing a section the report lacks: got %v", err)
 	}
 }
