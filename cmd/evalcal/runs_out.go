@@ -21,7 +21,7 @@ const (
 // per-run listings go.
 func (o *outputOptions) addRunsFlag(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RunsOut, "runs-out", runsOutAuto, fmt.Sprintf("write the per-run listings to the JSON Lines `FILE` and keep the report O(1) in the runs; "+
-		"auto: REPORT.runs.jsonl next to a yaml or json -o REPORT of more than %d sampled runs; none: in the report", report.RunsFileThreshold))
+		"auto: REPORT.runs.jsonl next to a yaml or json -o REPORT of a sample of more than %d runs (a shard's too); none: in the report", report.RunsFileThreshold))
 }
 
 // checkRuns validates --runs-out after resolve: a runs file goes with a
@@ -49,14 +49,17 @@ func (o *outputOptions) checkRuns(cmd string, inputs ...string) error {
 // runsPath is the runs file for rep, or "" to keep the listings in the
 // report: --runs-out FILE; with auto, the -o file's name with
 // ".runs.jsonl" for its extension when the report is YAML or JSON, goes
-// to a file and has more than report.RunsFileThreshold sampled runs.
+// to a file and its sample has more than report.RunsFileThreshold runs
+// (the whole sample's, for a shard: merge then reads the shards' runs
+// files, much faster than their YAML).
 func (o *outputOptions) runsPath(rep *report.Report) string {
 	switch o.RunsOut {
 	case "", runsOutNone:
 		return ""
 	case runsOutAuto:
 		f := canonicalFormat(o.Format)
-		if !o.toFile() || (f != "yaml" && f != "json") || len(rep.Sample.Runs) <= report.RunsFileThreshold {
+		sampled := max(len(rep.Sample.Runs), rep.Sample.Composition.Sampled)
+		if !o.toFile() || (f != "yaml" && f != "json") || sampled <= report.RunsFileThreshold {
 			return ""
 		}
 		return strings.TrimSuffix(o.Path, filepath.Ext(o.Path)) + ".runs.jsonl"
