@@ -70,15 +70,6 @@ func (e *jsonEncoder) newline() {
 	}
 }
 
-// colon separates a key from its value.
-func (e *jsonEncoder) colon() {
-	if e.compact {
-		e.out.WriteByte(':')
-		return
-	}
-	e.out.WriteString(": ")
-}
-
 // value writes v; quoted is the ,string option of the field holding it.
 func (e *jsonEncoder) value(v reflect.Value, quoted bool) error {
 	if !v.IsValid() {

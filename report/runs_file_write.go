@@ -124,3 +124,13 @@ func (c *byteCounter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// colon separates a key from its value in the JSON encoder: ": ", or ":"
+// in a compact encoder (a runs file's lines).
+func (e *jsonEncoder) colon() {
+	if e.compact {
+		e.out.WriteByte(':')
+		return
+	}
+	e.out.WriteString(": ")
+}
