@@ -59,9 +59,10 @@ bench-run:
 	sh testdata/bench/run/run.sh
 
 # bench-scale: evalcal run on saved inspections of 10k, 30k and 100k runs
-# (wall, CPU, peak RSS, CPU growth exponent), then 64 shards of 10k runs and
-# their merge against the unsharded run (about 5 minutes; SIZES, SHARDS and
-# SHARD_RUNS override, see testdata/bench/scale/run.sh).
+# (wall, CPU, peak RSS, CPU growth exponent, report and runs file sizes),
+# then 64 shards of 10k runs and their merge against the unsharded run
+# (about 5 minutes; SIZES, SHARDS and SHARD_RUNS override, see
+# testdata/bench/scale/run.sh; README's table is SHARD_RUNS=100000).
 bench-scale:
 	SHARDS=$${SHARDS:-64} sh testdata/bench/scale/run.sh
 
