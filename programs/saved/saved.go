@@ -422,8 +422,10 @@ func (in *Inspector) RunIDs(depth inspection.Depth) []string {
 	for k := range in.bad {
 		add(k)
 	}
-	for k := range in.skimmed {
-		add(k)
+	for id, depths := range in.skimmed {
+		if depths&(1<<depthIndex(depth)) != 0 {
+			ids = append(ids, id)
+		}
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
