@@ -251,7 +251,7 @@ func (cfg Config) notify(msg string) {
 // otherwise list 64 million). inputs.content_hash covers the whole sample
 // in every shard, and merge checks the union of the shards' runs against
 // it.
-func newReport(cfg Config, sample sampler.Sample, mine []sampler.Run, d design) *report.Report {
+func newReport(cfg Config, sample sampler.Sample, mine []inspection.Run, d design) *report.Report {
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		GeneratedBy:   cfg.GeneratedBy,

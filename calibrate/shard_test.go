@@ -241,7 +241,7 @@ func TestShardsListTheirOwnRunsAndMergeChecksTheUnion(t *testing.T) {
 	gone := cut.Sample.Runs[0].ID
 	cut.Sample.Runs = cut.Sample.Runs[1:]
 	cut.Comparisons = slices.DeleteFunc(slices.Clone(cut.Comparisons), func(c comparator.Comparison) bool { return c.RunID == gone })
-	cut.Failures = slices.DeleteFunc(slices.Clone(cut.Failures), func(f runner.Failure) bool { return f.RunID == gone })
+	cut.Failures = slices.DeleteFunc(slices.Clone(cut.Failures), func(f inspection.Failure) bool { return f.RunID == gone })
 	if _, err := Merge([]*report.Report{&cut, shards[1], shards[2]}, names, Finish{}); err == nil || !strings.Contains(err.Error(), "content_hash") {
 		t.Errorf("merge of a shard without its run %s: %v, want a content_hash error", gone, err)
 	}
