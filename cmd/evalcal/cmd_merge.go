@@ -76,10 +76,7 @@ func (o *mergeOptions) validate() error {
 		return err
 	}
 	inputs := append([]string{o.Baseline}, o.Shards...)
-	if err := o.Output.checkRuns("merge", inputs...); err != nil {
-		return err
-	}
-	return o.Output.check("merge", o.io.Out, inputs...)
+	return o.Output.checkWithRuns("merge", o.io.Out, inputs...)
 }
 
 // mergeRun is evalcal merge's body, after validate.

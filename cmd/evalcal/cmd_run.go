@@ -292,10 +292,7 @@ func (o *runOptions) validate() error {
 			inputs = append(inputs, path)
 		}
 	}
-	if err := o.Output.checkRuns("run", inputs...); err != nil {
-		return err
-	}
-	return o.Output.check("run", o.io.Out, inputs...)
+	return o.Output.checkWithRuns("run", o.io.Out, inputs...)
 }
 
 // reportFormats are the formats of a calibration report.

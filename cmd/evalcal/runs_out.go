@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -22,6 +23,14 @@ const (
 func (o *outputOptions) addRunsFlag(fs *pflag.FlagSet) {
 	fs.StringVar(&o.RunsOut, "runs-out", runsOutAuto, fmt.Sprintf("write the per-run listings to the JSON Lines `FILE` and keep the report O(1) in the runs; "+
 		"auto: REPORT.runs.jsonl next to a yaml or json -o REPORT of a sample of more than %d runs (a shard's too); none: in the report", report.RunsFileThreshold))
+}
+
+// checkWithRuns is checkRuns, then check (run and merge).
+func (o *outputOptions) checkWithRuns(cmd string, stdout io.Writer, inputs ...string) error {
+	if err := o.checkRuns(cmd, inputs...); err != nil {
+		return err
+	}
+	return o.check(cmd, stdout, inputs...)
 }
 
 // checkRuns validates --runs-out after resolve: a runs file goes with a
