@@ -85,10 +85,10 @@ func ParseBinning(s string) (Binning, error) {
 type ReliabilityBin struct {
 	// Lower and Upper bound the bin: the fixed-width bin's edges, or the
 	// smallest and largest forecast in an equal-frequency bin.
-	Lower        float64  `yaml:"lower" json:"lower"`
-	Upper        float64  `yaml:"upper" json:"upper"`
-	Count        int      `yaml:"count" json:"count"`
-	Hits         int      `yaml:"hits" json:"hits"`
+	Lower        float64   `yaml:"lower" json:"lower"`
+	Upper        float64   `yaml:"upper" json:"upper"`
+	Count        int       `yaml:"count" json:"count"`
+	Hits         int       `yaml:"hits" json:"hits"`
 	MeanForecast *float64  `yaml:"mean_forecast" json:"mean_forecast"`
 	ObservedRate *float64  `yaml:"observed_rate" json:"observed_rate"`
 	RateCI95     *Interval `yaml:"rate_ci95" json:"rate_ci95"`

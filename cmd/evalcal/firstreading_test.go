@@ -47,7 +47,7 @@ func TestPriceFileErrorsAvoidGoTypes(t *testing.T) {
 	t.Chdir(repoRoot(t))
 	dir := t.TempDir()
 	for body, want := range map[string]string{
-		"m:\n  - 1\n":                   "line 2: a list where a price {input: X, output: Y, cached_input: Z} belongs",
+		"m:\n  - 1\n":                     "line 2: a list where a price {input: X, output: Y, cached_input: Z} belongs",
 		"m:\n  input: abc\n  output: 1\n": `line 2: text "abc" where a number belongs`,
 	} {
 		path := filepath.Join(dir, "p.yaml")
