@@ -99,8 +99,8 @@ func TestClusterPolicyLabelsWholeClusters(t *testing.T) {
 // item-level PPI++ interval (as if the labelled runs were a simple random
 // sample) is logged for comparison. Skipped under -short.
 func TestClusterPolicyEstimateCoverage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulation")
+	if testing.Short() || raceEnabled {
+		t.Skip("simulation: 2,000 datasets, about 30 s on 2 cores, minutes under the race detector")
 	}
 	const sims, g, mu, icc = 2000, 60, 0.5, 0.3
 	// Beta(a, b) with mean mu and ICC 1/(a+b+1).

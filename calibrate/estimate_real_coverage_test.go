@@ -68,8 +68,8 @@ var (
 // wider than PPI++ on average. Rogan-Gladen's interval is for the
 // process, not these runs, and is not checked here.
 func TestRealDataCoverageOfRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("5 x 2,000 estimate sections of 1,200 runs: about two minutes on 2 cores")
+	if testing.Short() || raceEnabled {
+		t.Skip("5 x 2,000 estimate sections of 1,200 runs: about two minutes on 2 cores, over ten under the race detector")
 	}
 	runs := loadSummeval(t)
 	var truth [3]float64 // pass rate, mean runtime_fidelity, mean task_effectiveness
