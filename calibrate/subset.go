@@ -63,11 +63,6 @@ type Subset struct {
 // inverse-probability weights stay bounded (at most 2N/n).
 const UniformFloorShare = 0.5
 
-// Coverage is inspection.Coverage.
-//
-// Transitional alias: the capability moved to package inspection.
-type Coverage = inspection.Coverage
-
 func (s Subset) check() error {
 	switch {
 	case s.N < 0:

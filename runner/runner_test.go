@@ -278,7 +278,7 @@ func TestRunAttemptsDeepAfterLightFailsAndSortsFailures(t *testing.T) {
 	runs[0].ID, runs[1].ID, runs[2].ID = "c", "a", "b"
 	insp := &fakeInspector{id: "fake", answer: func(_ context.Context, r inspection.Run, d inspection.Depth, _ int) (inspection.Inspection, error) {
 		switch {
-		case r.ID == "c", r.ID == "a" && d == Deep:
+		case r.ID == "c", r.ID == "a" && d == inspection.Deep:
 			return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("no %s for %s", d, r.ID))
 		}
 		return good(r, d), nil

@@ -471,7 +471,7 @@ func (b *budget) hasStopped() bool {
 const MaxCallUsage = 1 << 40
 
 // plausibleUsage reports whether every count of u is in 0..MaxCallUsage.
-func plausibleUsage(u Usage) bool {
+func plausibleUsage(u inspection.Usage) bool {
 	for _, n := range []int64{u.Calls, u.Input, u.Output, u.CachedInput, u.Reasoning} {
 		if n < 0 || n > MaxCallUsage {
 			return false

@@ -4,12 +4,14 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Issue 27 (6): usage no call can have is never a credit to the budget
 // nor an overflowing count: such a call is booked at its bound (the worst case, at least its reservation).
 func TestImpossibleUsageIsBookedAtTheReservation(t *testing.T) {
-	for _, u := range []Usage{
+	for _, u := range []inspection.Usage{
 		{Calls: 1, Input: -20_000_000_000, Output: 100},
 		{Calls: 1, Input: 9_000_000_000_000_000_000, Output: 100},
 		{Calls: 1, Input: 500, Output: -1},

@@ -187,44 +187,44 @@ func (c *describeCache) file(abs string) string {
 // directory is Stat'ed and each recorded entry Lstat'ed, parents first,
 // stopping at the first difference. An entry added or removed changes
 // its directory's mtime, so nothing is listed and no file is opened.
-func (c *describeCache) get(dir string) (Run, bool) {
+func (c *describeCache) get(dir string) (inspection.Run, bool) {
 	if c.dir == "" {
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	abs := c.abs(dir)
 	name := c.file(abs)
 	b, err := readCacheFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	if err != nil {
 		c.noteCorrupt(name, err)
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	payload, err := verifyEntry(b)
 	if err != nil {
 		c.noteCorrupt(name, err)
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	headLine, rest, _ := strings.Cut(string(payload), "\n")
 	if !strings.HasPrefix(headLine, string(appendField(nil, describeVersion))) {
 		// Another version's entry (sampler-describe/1 wrote a JSON header):
 		// stale, not corrupt, whatever its encoding.
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	var h cacheHeader
 	if err := h.decode(headLine); err != nil {
 		c.noteCorrupt(name, err)
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	if h.Version != describeVersion || h.Build != c.build || h.Dir != dir || h.Abs != abs {
-		return Run{}, false // stale, not corrupt: replaced by put
+		return inspection.Run{}, false // stale, not corrupt: replaced by put
 	}
 	for i := 0; ; i++ {
 		line, after, ok := strings.Cut(rest, "\n")
 		if !ok {
 			c.noteCorrupt(name, errors.New("no end of the stat records"))
-			return Run{}, false
+			return inspection.Run{}, false
 		}
 		rest = after
 		if line == "" {
@@ -233,26 +233,26 @@ func (c *describeCache) get(dir string) (Run, bool) {
 		rec, err := parseRecord(line)
 		if err != nil {
 			c.noteCorrupt(name, err)
-			return Run{}, false
+			return inspection.Run{}, false
 		}
 		var fi fs.FileInfo
 		switch {
 		case i == 0 && rec.Rel != ".":
 			c.noteCorrupt(name, errors.New("no record of the run directory"))
-			return Run{}, false
+			return inspection.Run{}, false
 		case i == 0:
 			fi, err = os.Stat(dir) // followed, as OpenRunDir does
 		default:
 			fi, err = os.Lstat(filepath.Join(dir, filepath.FromSlash(rec.Rel)))
 		}
 		if err != nil || recordOf(rec.Rel, fi) != rec {
-			return Run{}, false
+			return inspection.Run{}, false
 		}
 	}
 	r, err := decodeRun(rest)
 	if err != nil {
 		c.noteCorrupt(name, err)
-		return Run{}, false
+		return inspection.Run{}, false
 	}
 	normalizeRun(&r)
 	return r, true
@@ -260,7 +260,7 @@ func (c *describeCache) get(dir string) (Run, bool) {
 
 // put stores the description of dir with the stat records of the run
 // directory and its tree; a failure is a warning.
-func (c *describeCache) put(dir string, root fs.FileInfo, entries []treeEntry, r Run) {
+func (c *describeCache) put(dir string, root fs.FileInfo, entries []treeEntry, r inspection.Run) {
 	if c.dir == "" {
 		return
 	}
@@ -361,7 +361,7 @@ func (c *describeCache) warnings() []string {
 
 // normalizeRun restores what a JSON round trip loses: the list fields a
 // description always sets are empty lists, not nil.
-func normalizeRun(r *Run) {
+func normalizeRun(r *inspection.Run) {
 	for _, p := range []*[]string{&r.ServicesDeclared, &r.ServicesCompleted, &r.ServicesErrored, &r.ServicesSkipped,
 		&r.BindingsPresent, &r.BindingsMissing, &r.ErrorFiles} {
 		if *p == nil {
@@ -399,7 +399,7 @@ func (h *cacheHeader) decode(s string) error {
 }
 
 // encodeRun writes every field of r.
-func encodeRun(r Run) []byte {
+func encodeRun(r inspection.Run) []byte {
 	b := make([]byte, 0, 512)
 	for _, s := range []string{r.ID, r.Path, string(r.Era), r.System, string(r.Status), r.ContentHash, r.Invalid} {
 		b = appendField(b, s)
@@ -429,16 +429,16 @@ func encodeRun(r Run) []byte {
 
 // decodeRun reads a description written by encodeRun; its strings are
 // copies, so the entry's bytes are not kept alive by the run.
-func decodeRun(s string) (Run, error) {
+func decodeRun(s string) (inspection.Run, error) {
 	d := fieldDecoder{s: s, clone: true}
-	var r Run
-	r.ID, r.Path, r.Era, r.System = d.str(), d.str(), Era(d.str()), d.str()
-	r.Status, r.ContentHash, r.Invalid = Status(d.str()), d.str(), d.str()
+	var r inspection.Run
+	r.ID, r.Path, r.Era, r.System = d.str(), d.str(), inspection.Era(d.str()), d.str()
+	r.Status, r.ContentHash, r.Invalid = inspection.Status(d.str()), d.str(), d.str()
 	for _, l := range []*[]string{&r.ServicesDeclared, &r.ServicesCompleted, &r.ServicesErrored, &r.ServicesSkipped,
 		&r.BindingsPresent, &r.BindingsMissing, &r.ErrorFiles, &r.Warnings} {
 		n := d.num()
 		if n < 0 || n > int64(len(d.s)) {
-			return Run{}, errors.New("describe cache: bad list length")
+			return inspection.Run{}, errors.New("describe cache: bad list length")
 		}
 		if n > 0 {
 			*l = make([]string, n)
@@ -449,7 +449,7 @@ func decodeRun(s string) (Run, error) {
 	}
 	n := d.num()
 	if n < 0 || n > int64(len(d.s)) {
-		return Run{}, errors.New("describe cache: bad metadata length")
+		return inspection.Run{}, errors.New("describe cache: bad metadata length")
 	}
 	if n > 0 {
 		r.Metadata = make(inspection.Metadata, n)

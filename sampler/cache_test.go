@@ -297,7 +297,7 @@ func TestDescribeCacheEncodingRoundTrips(t *testing.T) {
 			}
 			return out
 		}
-		r := Run{ID: pick(0), Path: pick(1), Era: Era(pick(2)), System: pick(3), Status: Status(pick(4)),
+		r := inspection.Run{ID: pick(0), Path: pick(1), Era: inspection.Era(pick(2)), System: pick(3), Status: inspection.Status(pick(4)),
 			ServicesDeclared: list(1), ServicesCompleted: list(2), ServicesErrored: list(3), ServicesSkipped: list(4),
 			BindingsPresent: list(5), BindingsMissing: list(6), ErrorFiles: list(7),
 			SizeBytes: int64(i) * 1_000_003, Files: i, ContentHash: pick(5), Valid: i%2 == 0, Invalid: pick(6)}

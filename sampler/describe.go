@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Well-known files of a run directory.
@@ -48,19 +50,19 @@ func (f runFiles) first(names []string) string {
 // world-model(s)/ is EraReactor; forme.manifest.json or vm.log.md is
 // EraVMLogForme; manifest.md, services/ or program.md is EraStateMDv2;
 // program.prose or state.md is EraStateMDv1; otherwise EraUnknown.
-func detectEra(rf runFiles) Era {
+func detectEra(rf runFiles) inspection.Era {
 	switch {
 	case rf.has("compiled-intent.json") || rf.has("receipts.json") || rf.dirs["receipts"] ||
 		rf.dirs["world-model"] || rf.dirs["world-models"]:
-		return EraReactor
+		return inspection.EraReactor
 	case rf.has("forme.manifest.json") || rf.has("vm.log.md"):
-		return EraVMLogForme
+		return inspection.EraVMLogForme
 	case rf.has("manifest.md") || rf.dirs["services"] || rf.has("program.md"):
-		return EraStateMDv2
+		return inspection.EraStateMDv2
 	case rf.has("program.prose") || rf.has("state.md"):
-		return EraStateMDv1
+		return inspection.EraStateMDv1
 	}
-	return EraUnknown
+	return inspection.EraUnknown
 }
 
 // LogFile is the run log's name (state.md or vm.log.md) in the run
@@ -93,7 +95,7 @@ func ParseLogFile(p string) (Log, error) {
 }
 
 // Describe is DescribeContext without a deadline.
-func Describe(dir string) (Run, error) { return DescribeContext(context.Background(), dir) }
+func Describe(dir string) (inspection.Run, error) { return DescribeContext(context.Background(), dir) }
 
 // DescribeContext reads the run directory dir into a Run: its era,
 // system (from the manifest, the log's front matter, header or envelope,
@@ -115,7 +117,7 @@ func Describe(dir string) (Run, error) { return DescribeContext(context.Backgrou
 // error is non-nil only when dir itself cannot be listed, holds more
 // than MaxRunEntries entries, a file changes while hashed, or ctx is
 // done.
-func DescribeContext(ctx context.Context, dir string) (Run, error) {
+func DescribeContext(ctx context.Context, dir string) (inspection.Run, error) {
 	run := newRun(dir)
 	d, err := OpenRunDir(dir)
 	if err != nil {
@@ -129,12 +131,12 @@ func DescribeContext(ctx context.Context, dir string) (Run, error) {
 	return describeTree(ctx, d, entries)
 }
 
-func newRun(dir string) Run {
-	return Run{ID: filepath.Base(filepath.Clean(dir)), Path: dir, Era: EraUnknown, Status: StatusIncomplete}
+func newRun(dir string) inspection.Run {
+	return inspection.Run{ID: filepath.Base(filepath.Clean(dir)), Path: dir, Era: inspection.EraUnknown, Status: inspection.StatusIncomplete}
 }
 
 // describeTree describes the run whose tree walkTree listed.
-func describeTree(ctx context.Context, d *RunDir, entries []treeEntry) (Run, error) {
+func describeTree(ctx context.Context, d *RunDir, entries []treeEntry) (inspection.Run, error) {
 	run := newRun(d.Path())
 	rf := runFilesOf(d, entries)
 	run.Warnings = append(run.Warnings, rf.warn...)
@@ -163,8 +165,8 @@ func describeTree(ctx context.Context, d *RunDir, entries []treeEntry) (Run, err
 		}
 		run.Status = lg.Status()
 		if lg.Terminator == nil {
-			switch st := Status(strings.ToLower(lg.FrontMatter["status"])); st {
-			case StatusFailed, StatusCompleted:
+			switch st := inspection.Status(strings.ToLower(lg.FrontMatter["status"])); st {
+			case inspection.StatusFailed, inspection.StatusCompleted:
 				run.Status = st
 				run.Warnings = append(run.Warnings, fmt.Sprintf("%s: no terminator; status %q taken from the front matter", logName, st))
 			}
@@ -321,7 +323,7 @@ type receipt struct {
 	Status string `json:"status"`
 }
 
-func describeServices(ctx context.Context, run *Run, d *RunDir, rf runFiles, lg Log, man Manifest) {
+func describeServices(ctx context.Context, run *inspection.Run, d *RunDir, rf runFiles, lg Log, man Manifest) {
 	completed, errored, skipped := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, s := range ServiceSummaries(lg) {
 		if s.OK > 0 {
@@ -384,7 +386,7 @@ const maxReceiptsBytes = 64 << 20
 // receipts/{node}.jsonl (one JSON a line, at most MaxLogLine bytes a
 // line) and receipts.json (a JSON array, at most 16 MiB). A bad or
 // over-long line is a warning and the file goes on.
-func readReceipts(ctx context.Context, run *Run, d *RunDir, rf runFiles, use func(receipt)) {
+func readReceipts(ctx context.Context, run *inspection.Run, d *RunDir, rf runFiles, use func(receipt)) {
 	for _, p := range rf.paths {
 		switch {
 		case p == "receipts.json":
@@ -497,7 +499,7 @@ func IsPublished(p string) bool {
 	return false
 }
 
-func describeBindings(run *Run, rf runFiles, man Manifest) {
+func describeBindings(run *inspection.Run, rf runFiles, man Manifest) {
 	present := map[string]bool{}
 	run.BindingsPresent = []string{}
 	for _, p := range rf.paths {
@@ -508,7 +510,7 @@ func describeBindings(run *Run, rf runFiles, man Manifest) {
 	}
 	run.BindingsMissing = []string{}
 	outputs := man.Outputs
-	if len(man.Services) == 0 && run.Era == EraStateMDv1 {
+	if len(man.Services) == 0 && run.Era == inspection.EraStateMDv1 {
 		// Without a readable program, a v1 run still owes one binding per
 		// service its log ran: bindings/{name}.md.
 		for _, s := range run.ServicesDeclared {

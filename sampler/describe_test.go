@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/evalcal/evalcal/internal/testutil"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/internal/testutil"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -46,9 +48,9 @@ func totalSize(files map[string]string) int64 {
 }
 
 // ignoreVolatile leaves out fields checked separately.
-var ignoreVolatile = cmpopts.IgnoreFields(Run{}, "Path", "ContentHash", "SizeBytes", "Files")
+var ignoreVolatile = cmpopts.IgnoreFields(inspection.Run{}, "Path", "ContentHash", "SizeBytes", "Files")
 
-func checkSizes(t *testing.T, got Run, files map[string]string) {
+func checkSizes(t *testing.T, got inspection.Run, files map[string]string) {
 	t.Helper()
 	if got.Files != len(files) || got.SizeBytes != totalSize(files) {
 		t.Errorf("Files=%d SizeBytes=%d, want %d and %d", got.Files, got.SizeBytes, len(files), totalSize(files))
@@ -71,8 +73,8 @@ func TestDescribeStateMDv1Run(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{
-		ID: "20260101-000000-aaaaaa", Era: EraStateMDv1, System: "plan", Status: StatusCompleted,
+	want := inspection.Run{
+		ID: "20260101-000000-aaaaaa", Era: inspection.EraStateMDv1, System: "plan", Status: inspection.StatusCompleted,
 		ServicesDeclared:  []string{"a", "b", "plan", "report"},
 		ServicesCompleted: []string{"a", "plan", "report"},
 		ServicesErrored:   []string{"b"},
@@ -103,8 +105,8 @@ func TestDescribeStateMDv2RunReadsManifestMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{
-		ID: "20260102-000000-bbbbbb", Era: EraStateMDv2, System: "bug", Status: StatusIncomplete,
+	want := inspection.Run{
+		ID: "20260102-000000-bbbbbb", Era: inspection.EraStateMDv2, System: "bug", Status: inspection.StatusIncomplete,
 		ServicesDeclared:  []string{"fetch", "fix"},
 		ServicesCompleted: []string{"fetch", "fix"},
 		ServicesErrored:   []string{},
@@ -118,7 +120,7 @@ func TestDescribeStateMDv2RunReadsManifestMarkdown(t *testing.T) {
 		t.Errorf("Describe (-want +got):\n%s", d)
 	}
 	checkSizes(t, got, files)
-	m, err := LoadManifest(dir, EraStateMDv2)
+	m, err := LoadManifest(dir, inspection.EraStateMDv2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +154,8 @@ func TestDescribeVMLogFormeRunCountsErrorFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{
-		ID: "20260103-000000-cccccc", Era: EraVMLogForme, System: "discover", Status: StatusFailed,
+	want := inspection.Run{
+		ID: "20260103-000000-cccccc", Era: inspection.EraVMLogForme, System: "discover", Status: inspection.StatusFailed,
 		ServicesDeclared:  []string{"picker", "searcher"},
 		ServicesCompleted: []string{"picker"},
 		ServicesErrored:   []string{"searcher"},
@@ -184,8 +186,8 @@ func TestDescribeReactorRunReadsReceiptsAndWorldModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{
-		ID: "20260104-000000-dddddd", Era: EraReactor, System: "watch", Status: StatusCompleted,
+	want := inspection.Run{
+		ID: "20260104-000000-dddddd", Era: inspection.EraReactor, System: "watch", Status: inspection.StatusCompleted,
 		ServicesDeclared:  []string{"brief", "monitor"},
 		ServicesCompleted: []string{"monitor"},
 		ServicesErrored:   []string{"brief"},
@@ -200,7 +202,7 @@ func TestDescribeReactorRunReadsReceiptsAndWorldModel(t *testing.T) {
 		t.Errorf("Describe (-want +got):\n%s", d)
 	}
 	checkSizes(t, got, files)
-	m, err := LoadManifest(dir, EraReactor)
+	m, err := LoadManifest(dir, inspection.EraReactor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,11 +273,11 @@ func TestContentHashChangesWithContentAndName(t *testing.T) {
 
 var cmpEmpty = cmpopts.EquateEmpty()
 
-func cmpIgnore(fields ...string) cmp.Option { return cmpopts.IgnoreFields(Run{}, fields...) }
+func cmpIgnore(fields ...string) cmp.Option { return cmpopts.IgnoreFields(inspection.Run{}, fields...) }
 
 func TestLoadManifestNamesFileAndLineOfBadJSON(t *testing.T) {
 	dir := writeRun(t, t.TempDir(), "r", map[string]string{"forme.manifest.json": "{\n  \"graph\": [\n    {\"id\": }\n  ]\n}\n"})
-	_, err := LoadManifest(dir, EraVMLogForme)
+	_, err := LoadManifest(dir, inspection.EraVMLogForme)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "forme.manifest.json")+":3:") {
 		t.Errorf("err = %v, want the file and line 3", err)
 	}

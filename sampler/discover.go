@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -102,7 +103,7 @@ type DiscoverOptions struct {
 // Discovery is what DiscoverContext found.
 type Discovery struct {
 	// Runs are sorted by ID; IDs are unique.
-	Runs []Run
+	Runs []inspection.Run
 	// Described counts the runs read and hashed; Cached the runs whose
 	// description came unchanged from DiscoverOptions.HashCache.
 	Described, Cached int
@@ -113,7 +114,7 @@ type Discovery struct {
 
 // Discover is DiscoverContext without a deadline or a cache; it returns
 // the runs only.
-func Discover(paths []string) ([]Run, error) {
+func Discover(paths []string) ([]inspection.Run, error) {
 	d, err := DiscoverContext(context.Background(), paths, DiscoverOptions{})
 	return d.Runs, err
 }
@@ -206,7 +207,7 @@ func DiscoverContext(ctx context.Context, paths []string, opts DiscoverOptions) 
 
 // duplicateIDs names every run id used by more than one directory of the
 // ID-sorted runs.
-func duplicateIDs(runs []Run) error {
+func duplicateIDs(runs []inspection.Run) error {
 	var dups []string
 	for i := 1; i < len(runs); i++ {
 		if runs[i].ID == runs[i-1].ID {
@@ -222,7 +223,7 @@ func duplicateIDs(runs []Run) error {
 	return fmt.Errorf("sampler: %w: %s; run ids must be unique: pass only one copy of each run", ErrDuplicateRunID, strings.Join(dups, "; "))
 }
 
-func displayPath(r Run) string {
+func displayPath(r inspection.Run) string {
 	if r.Path == "" {
 		return "(saved inspections)"
 	}
@@ -305,7 +306,7 @@ func listDir(dir string) ([]os.DirEntry, error) {
 
 // describeCached describes dir, from the cache when nothing in its tree
 // changed (see describeCache.get); cached says so.
-func describeCached(ctx context.Context, dir string, cache *describeCache) (run Run, cached bool, err error) {
+func describeCached(ctx context.Context, dir string, cache *describeCache) (run inspection.Run, cached bool, err error) {
 	if cache != nil {
 		if r, ok := cache.get(dir); ok {
 			return r, true, nil

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // finishesWithin runs f and fails the test if it has not returned after
@@ -78,7 +80,7 @@ func TestDescribeNeverOpensANamedPipe(t *testing.T) {
 				} else {
 					mkfifo(t, pipe)
 				}
-				var run Run
+				var run inspection.Run
 				var err error
 				finishesWithin(t, 5*time.Second, "Describe", func() { run, err = Describe(dir) })
 				if err != nil {
@@ -88,7 +90,7 @@ func TestDescribeNeverOpensANamedPipe(t *testing.T) {
 					t.Errorf("warnings %q do not say a file is not regular", run.Warnings)
 				}
 				finishesWithin(t, 5*time.Second, "LoadManifest", func() {
-					for _, era := range []Era{EraStateMDv1, EraStateMDv2, EraVMLogForme, EraReactor} {
+					for _, era := range []inspection.Era{inspection.EraStateMDv1, inspection.EraStateMDv2, inspection.EraVMLogForme, inspection.EraReactor} {
 						LoadManifest(dir, era)
 					}
 				})

@@ -64,10 +64,10 @@ type Event struct {
 // Terminator is a log's closing line: `---end TIMESTAMP` or
 // `---error TIMESTAMP message`.
 type Terminator struct {
-	Line      int    `yaml:"line" json:"line"`
-	Status    Status `yaml:"status" json:"status"`
-	Timestamp string `yaml:"timestamp" json:"timestamp"`
-	Message   string `yaml:"message,omitempty" json:"message,omitempty"`
+	Line      int               `yaml:"line" json:"line"`
+	Status    inspection.Status `yaml:"status" json:"status"`
+	Timestamp string            `yaml:"timestamp" json:"timestamp"`
+	Message   string            `yaml:"message,omitempty" json:"message,omitempty"`
 }
 
 // ServiceSummary is what the service events of a log (see ServiceEvents)
@@ -127,9 +127,9 @@ type Log struct {
 
 // Status is the log's completion status: StatusCompleted after `---end`,
 // StatusFailed after `---error`, otherwise StatusIncomplete.
-func (l Log) Status() Status {
+func (l Log) Status() inspection.Status {
 	if l.Terminator == nil {
-		return StatusIncomplete
+		return inspection.StatusIncomplete
 	}
 	return l.Terminator.Status
 }
@@ -378,12 +378,12 @@ func (p *logParser) handle(raw []byte) {
 	switch {
 	case strings.HasPrefix(trimmed, "---end"):
 		if m := endRE.FindStringSubmatch(trimmed); m != nil {
-			p.terminate(Terminator{Line: n, Status: StatusCompleted, Timestamp: m[1]})
+			p.terminate(Terminator{Line: n, Status: inspection.StatusCompleted, Timestamp: m[1]})
 			return
 		}
 	case strings.HasPrefix(trimmed, "---error"):
 		if m := errorRE.FindStringSubmatch(trimmed); m != nil {
-			p.terminate(Terminator{Line: n, Status: StatusFailed, Timestamp: m[1], Message: m[2]})
+			p.terminate(Terminator{Line: n, Status: inspection.StatusFailed, Timestamp: m[1], Message: m[2]})
 			return
 		}
 	}

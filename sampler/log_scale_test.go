@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -65,7 +66,7 @@ func TestParseLogMemoryDoesNotGrowWithTheLog(t *testing.T) {
 	if len(l.Events) != MaxLogEvents || l.EventsDropped != 400_000-MaxLogEvents || l.Lines != 400_000+400+2 {
 		t.Errorf("events kept %d dropped %d lines %d", len(l.Events), l.EventsDropped, l.Lines)
 	}
-	if l.Status() != StatusCompleted {
+	if l.Status() != inspection.StatusCompleted {
 		t.Errorf("status %s: the terminator after the dropped events was lost", l.Status())
 	}
 	// Every service's summary, worked out from longLog's rule: the line
@@ -130,11 +131,11 @@ func TestParseLogStopsAtItsByteLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Bytes != 10 || l.Status() != StatusIncomplete || !strings.Contains(strings.Join(l.Warnings, "\n"), "longer than 10 bytes") {
+	if l.Bytes != 10 || l.Status() != inspection.StatusIncomplete || !strings.Contains(strings.Join(l.Warnings, "\n"), "longer than 10 bytes") {
 		t.Errorf("bytes %d status %s warnings %q", l.Bytes, l.Status(), l.Warnings)
 	}
 	l, err = parseLog(strings.NewReader(in), int64(len(in)))
-	if err != nil || l.Status() != StatusCompleted || len(l.Warnings) != 0 {
+	if err != nil || l.Status() != inspection.StatusCompleted || len(l.Warnings) != 0 {
 		t.Errorf("a log of exactly the limit: %v %s %q", err, l.Status(), l.Warnings)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -54,7 +55,7 @@ func TestParseLogReadsEveryMarker(t *testing.T) {
 			{Service: "b", First: 9, Error: 9}, {Service: "linus", First: 12, OK: 12},
 			{Service: "report", First: 13, Skipped: 13},
 		},
-		Terminator: &Terminator{Line: 15, Status: StatusCompleted, Timestamp: "2026-01-01T00:10:00-03:00"},
+		Terminator: &Terminator{Line: 15, Status: inspection.StatusCompleted, Timestamp: "2026-01-01T00:10:00-03:00"},
 		Lines:      16,
 		Bytes:      int64(len(in)),
 		Warnings: []string{
@@ -65,7 +66,7 @@ func TestParseLogReadsEveryMarker(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ParseLog mismatch (-want +got):\n%s", d)
 	}
-	if got.Status() != StatusCompleted {
+	if got.Status() != inspection.StatusCompleted {
 		t.Errorf("Status = %q, want completed", got.Status())
 	}
 }
@@ -73,14 +74,14 @@ func TestParseLogReadsEveryMarker(t *testing.T) {
 func TestParseLogStatusFollowsTerminator(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want     Status
+		want     inspection.Status
 		msg      string
 	}{
-		{"end", "# run:x p\n1→ a ✓\n---end 2026-01-01T00:00:00Z\n", StatusCompleted, ""},
-		{"error", "# run:x p\n1→ a ✗ Boom\n---error 2026-01-01T00:00:00Z a.Boom failed hard\n", StatusFailed, "a.Boom failed hard"},
-		{"neither", "# run:x p\n1→ a ✓\n", StatusIncomplete, ""},
-		{"empty", "", StatusIncomplete, ""},
-		{"header only, no newline", "# run:x p", StatusIncomplete, ""},
+		{"end", "# run:x p\n1→ a ✓\n---end 2026-01-01T00:00:00Z\n", inspection.StatusCompleted, ""},
+		{"error", "# run:x p\n1→ a ✗ Boom\n---error 2026-01-01T00:00:00Z a.Boom failed hard\n", inspection.StatusFailed, "a.Boom failed hard"},
+		{"neither", "# run:x p\n1→ a ✓\n", inspection.StatusIncomplete, ""},
+		{"empty", "", inspection.StatusIncomplete, ""},
+		{"header only, no newline", "# run:x p", inspection.StatusIncomplete, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -120,7 +121,7 @@ func TestParseLogReadsFrontMatterAndNarrativeHeadings(t *testing.T) {
 	if d := cmp.Diff(wantNarr, ServiceEvents(l)); d != "" {
 		t.Errorf("ServiceEvents falls back to the narrative (-want +got):\n%s", d)
 	}
-	if l.Status() != StatusIncomplete {
+	if l.Status() != inspection.StatusIncomplete {
 		t.Errorf("front matter must not set the log's own status; got %q", l.Status())
 	}
 }
@@ -151,7 +152,7 @@ func TestParseLogSkipsTheTailOfAnOverLongLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Lines != 4 || l.Status() != StatusCompleted {
+	if l.Lines != 4 || l.Status() != inspection.StatusCompleted {
 		t.Errorf("Lines=%d Status=%q, want 4 completed", l.Lines, l.Status())
 	}
 	if n := len(l.Events); n != 2 || l.Events[1].Service != "after" {
@@ -231,7 +232,7 @@ func FuzzParseLog(f *testing.F) {
 			prev = ev.Line
 		}
 		switch l.Status() {
-		case StatusCompleted, StatusFailed, StatusIncomplete:
+		case inspection.StatusCompleted, inspection.StatusFailed, inspection.StatusIncomplete:
 		default:
 			t.Errorf("status %q", l.Status())
 		}

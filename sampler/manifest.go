@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Manifest is what a run's manifest declares, whatever its era:
@@ -50,7 +52,7 @@ const maxManifestBytes = 16 << 20
 
 // LoadManifest reads the manifest of the run directory dir written in era;
 // see RunDir.LoadManifest.
-func LoadManifest(dir string, era Era) (Manifest, error) {
+func LoadManifest(dir string, era inspection.Era) (Manifest, error) {
 	d, err := OpenRunDir(dir)
 	if err != nil {
 		return Manifest{Services: []string{}, Outputs: []Output{}}, err
@@ -67,15 +69,15 @@ func LoadManifest(dir string, era Era) (Manifest, error) {
 // larger than 16 MiB is not read: the Manifest is empty (File "") and the
 // error says why. An unparseable manifest is an error naming the file
 // (and the line for manifest.md and JSON syntax errors).
-func (d *RunDir) LoadManifest(ctx context.Context, era Era) (Manifest, error) {
+func (d *RunDir) LoadManifest(ctx context.Context, era inspection.Era) (Manifest, error) {
 	switch era {
-	case EraStateMDv2:
+	case inspection.EraStateMDv2:
 		return loadManifestMD(ctx, d, "manifest.md")
-	case EraVMLogForme:
+	case inspection.EraVMLogForme:
 		return loadFormeJSON(ctx, d, "forme.manifest.json")
-	case EraReactor:
+	case inspection.EraReactor:
 		return loadCompiledIntent(ctx, d)
-	case EraStateMDv1:
+	case inspection.EraStateMDv1:
 		return loadProgramProse(ctx, d, "program.prose")
 	}
 	return Manifest{Services: []string{}, Outputs: []Output{}}, nil

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // MinRuns is the fewest valid runs a calibration can use.
@@ -24,10 +26,10 @@ type SelectOptions struct {
 // Sample is the outcome of Select.
 type Sample struct {
 	// Runs are the sampled valid runs, sorted by ID then path.
-	Runs []Run `yaml:"runs" json:"runs"`
+	Runs []inspection.Run `yaml:"runs" json:"runs"`
 	// Invalid are the runs that were not valid, with their reasons.
-	Invalid     []Run       `yaml:"invalid" json:"invalid"`
-	Composition Composition `yaml:"composition" json:"composition"`
+	Invalid     []inspection.Run `yaml:"invalid" json:"invalid"`
+	Composition Composition      `yaml:"composition" json:"composition"`
 }
 
 // Composition describes a sample for the report's `sample` section. Map
@@ -93,9 +95,9 @@ var tercileNames = [3]string{"small", "medium", "large"}
 // ErrInsufficientRuns with the counts; valid runs all from one system
 // wrap ErrHomogeneousSample unless opts.AllowHomogeneous; N < 0 is an
 // error.
-func Select(runs []Run, opts SelectOptions) (Sample, error) {
-	valid := make([]Run, 0, len(runs)) // allocated once: at a million runs growing it took a third of a shard's CPU
-	invalid := []Run{}
+func Select(runs []inspection.Run, opts SelectOptions) (Sample, error) {
+	valid := make([]inspection.Run, 0, len(runs)) // allocated once: at a million runs growing it took a third of a shard's CPU
+	invalid := []inspection.Run{}
 	for _, r := range runs {
 		if r.Valid {
 			valid = append(valid, r)
@@ -105,8 +107,8 @@ func Select(runs []Run, opts SelectOptions) (Sample, error) {
 	}
 	sortRuns(valid)
 	sortRuns(invalid)
-	s := Sample{Runs: []Run{}, Invalid: invalid}
-	all := append(append(make([]Run, 0, len(runs)), valid...), invalid...)
+	s := Sample{Runs: []inspection.Run{}, Invalid: invalid}
+	all := append(append(make([]inspection.Run, 0, len(runs)), valid...), invalid...)
 	sortRuns(all)
 	if err := duplicateIDs(all); err != nil {
 		return s, err
@@ -138,7 +140,7 @@ func Select(runs []Run, opts SelectOptions) (Sample, error) {
 		picked = pickDiverse(valid, terc, opts)
 	}
 	sort.Ints(picked)
-	s.Runs = make([]Run, 0, len(picked))
+	s.Runs = make([]inspection.Run, 0, len(picked))
 	for _, i := range picked {
 		s.Runs = append(s.Runs, valid[i])
 	}
@@ -146,8 +148,8 @@ func Select(runs []Run, opts SelectOptions) (Sample, error) {
 	return s, nil
 }
 
-func sortRuns(rs []Run) {
-	byIDPath := func(a, b Run) int { return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Path, b.Path)) }
+func sortRuns(rs []inspection.Run) {
+	byIDPath := func(a, b inspection.Run) int { return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Path, b.Path)) }
 	if slices.IsSortedFunc(rs, byIDPath) { // saved inspections come sorted: one pass
 		return
 	}
@@ -156,7 +158,7 @@ func sortRuns(rs []Run) {
 
 // sizeTerciles gives each run (by index) its tercile 0..2 by its rank in
 // (SizeBytes, ID, index) order.
-func sizeTerciles(rs []Run) []int {
+func sizeTerciles(rs []inspection.Run) []int {
 	idx := make([]int, len(rs))
 	for i := range idx {
 		idx[i] = i
@@ -189,13 +191,13 @@ func sizeTerciles(rs []Run) []int {
 // (5), (6) only per group, compared when the G group minima are.
 // (long: the heaps, the per-group minima and the pick loop share their
 // state; the O(N x K) definition in the tests is the readable version.)
-func pickDiverse(rs []Run, terc []int, opts SelectOptions) []int {
+func pickDiverse(rs []inspection.Run, terc []int, opts SelectOptions) []int {
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x65766c63616c)) // "evlcal"
 	tie := rng.Perm(len(rs))
 
 	// Intern systems, statuses and eras; a group is (status, tercile,
 	// era), a class (system, group).
-	sysOf, stOf, eraOf := map[string]int{}, map[Status]int{}, map[Era]int{}
+	sysOf, stOf, eraOf := map[string]int{}, map[inspection.Status]int{}, map[inspection.Era]int{}
 	intern := func(m map[string]int, k string) int {
 		id, ok := m[k]
 		if !ok {
@@ -403,11 +405,11 @@ func lessKey(a, b [7]int) bool {
 	return false
 }
 
-func compose(sampled []Run, picked, terc []int, discovered, valid, invalid int) Composition {
+func compose(sampled []inspection.Run, picked, terc []int, discovered, valid, invalid int) Composition {
 	c := Composition{
 		Discovered: discovered, Valid: valid, Invalid: invalid, Sampled: len(sampled),
 		Systems: map[string]int{}, Eras: map[string]int{},
-		Statuses:     map[string]int{string(StatusCompleted): 0, string(StatusFailed): 0, string(StatusIncomplete): 0},
+		Statuses:     map[string]int{string(inspection.StatusCompleted): 0, string(inspection.StatusFailed): 0, string(inspection.StatusIncomplete): 0},
 		SizeTerciles: map[string]int{tercileNames[0]: 0, tercileNames[1]: 0, tercileNames[2]: 0},
 	}
 	var sizes, services []float64
@@ -417,9 +419,9 @@ func compose(sampled []Run, picked, terc []int, discovered, valid, invalid int) 
 		c.Statuses[string(r.Status)]++
 		c.SizeTerciles[tercileNames[terc[picked[k]]]]++
 		switch r.Status {
-		case StatusCompleted:
+		case inspection.StatusCompleted:
 			c.SuccessFailure.Success++
-		case StatusFailed, StatusIncomplete:
+		case inspection.StatusFailed, inspection.StatusIncomplete:
 			c.SuccessFailure.Failure++
 		}
 		sizes = append(sizes, float64(r.SizeBytes))

@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
 )
 
 // pickDiverseByRescan is pickDiverse as it was before the heaps (commit
 // 4f47090), kept verbatim as the definition: N times, rescan every run
 // and take the one with the smallest key. O(N x K).
-func pickDiverseByRescan(rs []Run, terc []int, opts SelectOptions) []int {
+func pickDiverseByRescan(rs []inspection.Run, terc []int, opts SelectOptions) []int {
 	rng := rand.New(rand.NewPCG(uint64(opts.Seed), 0x65766c63616c)) // "evlcal"
 	tie := rng.Perm(len(rs))
-	bySystem, byStatus, byEra := map[string]int{}, map[Status]int{}, map[Era]int{}
+	bySystem, byStatus, byEra := map[string]int{}, map[inspection.Status]int{}, map[inspection.Era]int{}
 	bySysStatus, bySysTercile := map[string]int{}, map[string]int{}
 	var byTercile [3]int
 	sysStatus := func(i int) string { return rs[i].System + "\x00" + string(rs[i].Status) }
@@ -54,12 +55,12 @@ func pickDiverseByRescan(rs []Run, terc []int, opts SelectOptions) []int {
 
 // randomRuns draws n valid runs over the given numbers of systems,
 // statuses and eras, with sizes that often tie.
-func randomRuns(rng *rand.Rand, n, systems, statuses, eras int) []Run {
-	sts := []Status{StatusCompleted, StatusFailed, StatusIncomplete, StatusUnknown}
-	ers := []Era{EraStateMDv1, EraStateMDv2, EraVMLogForme, EraReactor, EraUnknown, EraSaved}
-	rs := make([]Run, n)
+func randomRuns(rng *rand.Rand, n, systems, statuses, eras int) []inspection.Run {
+	sts := []inspection.Status{inspection.StatusCompleted, inspection.StatusFailed, inspection.StatusIncomplete, inspection.StatusUnknown}
+	ers := []inspection.Era{inspection.EraStateMDv1, inspection.EraStateMDv2, inspection.EraVMLogForme, inspection.EraReactor, inspection.EraUnknown, inspection.EraSaved}
+	rs := make([]inspection.Run, n)
 	for i := range rs {
-		rs[i] = Run{
+		rs[i] = inspection.Run{
 			ID:        fmt.Sprintf("r%06d-%d", rng.IntN(1_000_000), i),
 			System:    "sys" + strconv.Itoa(rng.IntN(systems)),
 			Status:    sts[rng.IntN(statuses)],
@@ -110,7 +111,7 @@ func TestPickDiverseEqualsTheRescanOnTheBundledCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var valid []Run
+	var valid []inspection.Run
 	for _, r := range runs {
 		if r.Valid {
 			valid = append(valid, r)

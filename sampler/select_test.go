@@ -8,16 +8,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-func validRun(id, system string, status Status, size int64) Run {
-	return Run{ID: id, System: system, Status: status, SizeBytes: size, Era: EraStateMDv1, Valid: true,
+func validRun(id, system string, status inspection.Status, size int64) inspection.Run {
+	return inspection.Run{ID: id, System: system, Status: status, SizeBytes: size, Era: inspection.EraStateMDv1, Valid: true,
 		ServicesDeclared: []string{"a", "b"}}
 }
 
-func ids(rs []Run) []string {
+func ids(rs []inspection.Run) []string {
 	out := []string{}
 	for _, r := range rs {
 		out = append(out, r.ID)
@@ -26,12 +27,12 @@ func ids(rs []Run) []string {
 }
 
 func TestSelectErrorsOnTooFewValidRuns(t *testing.T) {
-	runs := []Run{validRun("a", "s1", StatusCompleted, 1), validRun("b", "s2", StatusCompleted, 1), {ID: "c", Invalid: "no log"}}
+	runs := []inspection.Run{validRun("a", "s1", inspection.StatusCompleted, 1), validRun("b", "s2", inspection.StatusCompleted, 1), {ID: "c", Invalid: "no log"}}
 	_, err := Select(runs, SelectOptions{})
 	if !errors.Is(err, ErrInsufficientRuns) || !strings.Contains(err.Error(), "2 valid runs of 3 found (1 invalid)") {
 		t.Errorf("err = %v, want insufficient-runs with counts", err)
 	}
-	runs = append(runs, validRun("d", "s1", StatusFailed, 1))
+	runs = append(runs, validRun("d", "s1", inspection.StatusFailed, 1))
 	if _, err := Select(runs, SelectOptions{N: 2}); !errors.Is(err, ErrInsufficientRuns) {
 		t.Errorf("N=2: err = %v, want insufficient-runs", err)
 	}
@@ -41,7 +42,7 @@ func TestSelectErrorsOnTooFewValidRuns(t *testing.T) {
 }
 
 func TestSelectErrorsOnOneSystemUnlessAllowed(t *testing.T) {
-	runs := []Run{validRun("a", "s", StatusCompleted, 1), validRun("b", "s", StatusFailed, 2), validRun("c", "s", StatusCompleted, 3),
+	runs := []inspection.Run{validRun("a", "s", inspection.StatusCompleted, 1), validRun("b", "s", inspection.StatusFailed, 2), validRun("c", "s", inspection.StatusCompleted, 3),
 		{ID: "d", System: "other", Invalid: "no log"}}
 	_, err := Select(runs, SelectOptions{})
 	if !errors.Is(err, ErrHomogeneousSample) || !strings.Contains(err.Error(), `system "s"`) {
@@ -60,9 +61,9 @@ func TestSelectErrorsOnOneSystemUnlessAllowed(t *testing.T) {
 }
 
 func TestSelectCompositionCountsTheSample(t *testing.T) {
-	runs := []Run{
-		validRun("r1", "alpha", StatusCompleted, 100), validRun("r2", "alpha", StatusFailed, 300),
-		validRun("r3", "beta", StatusIncomplete, 200), validRun("r4", "beta", StatusCompleted, 400),
+	runs := []inspection.Run{
+		validRun("r1", "alpha", inspection.StatusCompleted, 100), validRun("r2", "alpha", inspection.StatusFailed, 300),
+		validRun("r3", "beta", inspection.StatusIncomplete, 200), validRun("r4", "beta", inspection.StatusCompleted, 400),
 		{ID: "bad", Invalid: "no log"},
 	}
 	runs[3].ServicesDeclared = []string{"x", "y", "z", "w"}
@@ -89,10 +90,10 @@ func TestSelectCompositionCountsTheSample(t *testing.T) {
 
 // corpus is 3 systems x 3 statuses x 4 sizes = 36 runs, listed in a
 // scrambled order so the input order cannot leak into the result.
-func corpus() []Run {
-	var rs []Run
+func corpus() []inspection.Run {
+	var rs []inspection.Run
 	systems := []string{"gamma", "alpha", "beta"}
-	statuses := []Status{StatusFailed, StatusCompleted, StatusIncomplete}
+	statuses := []inspection.Status{inspection.StatusFailed, inspection.StatusCompleted, inspection.StatusIncomplete}
 	for k := 0; k < 4; k++ {
 		for i, sys := range systems {
 			for j, st := range statuses {

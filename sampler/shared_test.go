@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -34,27 +35,27 @@ func readShared(t *testing.T, rel string) string {
 func TestParseLogReadsTheRealLogs(t *testing.T) {
 	cases := []struct {
 		file      string
-		status    Status
+		status    inspection.Status
 		completed []string
 		errored   []string
 		runID     string
 	}{
-		{"era1-state-md-v1/aspire-extensions/20260124-162809-aa1cd3.state.md", StatusCompleted,
+		{"era1-state-md-v1/aspire-extensions/20260124-162809-aa1cd3.state.md", inspection.StatusCompleted,
 			[]string{"adr_written", "alternatives", "api_contracts", "api_status", "api_updated", "cli_library_research", "definition_of_done",
 				"library_research", "library_status", "overview", "plan", "plan_dirs", "plan_evolution", "plan_folder", "planning_commit",
 				"questions", "requirements", "success_criteria", "task_decomposition", "tech_stack", "tunit_version"}, nil, "20260124-162809-aa1cd3"},
-		{"era1-state-md-v1/aspire-extensions/20260124-172830-8737e0.state.md", StatusIncomplete, nil, nil, "20260124-172830-8737e0"},
-		{"era1-state-md-v1/aspire-extensions/20260124-182841-69305a.state.md", StatusCompleted, nil, nil, "20260124-182841-69305a"},
-		{"era2-state-md-v2/eksno-nix-config/state.md", StatusCompleted,
+		{"era1-state-md-v1/aspire-extensions/20260124-172830-8737e0.state.md", inspection.StatusIncomplete, nil, nil, "20260124-172830-8737e0"},
+		{"era1-state-md-v1/aspire-extensions/20260124-182841-69305a.state.md", inspection.StatusCompleted, nil, nil, "20260124-182841-69305a"},
+		{"era2-state-md-v2/eksno-nix-config/state.md", inspection.StatusCompleted,
 			[]string{"auth-check", "dev-bootstrap", "git-sync", "linus", "plan-debate", "prime", "ship-pr", "test-cycle"}, nil, "20260417-152853-710f25"},
-		{"era3-vmlog-forme/layoffs-2026/20260526-001729-40b8f7.vm.log.md", StatusIncomplete,
+		{"era3-vmlog-forme/layoffs-2026/20260526-001729-40b8f7.vm.log.md", inspection.StatusIncomplete,
 			[]string{"query-planner", "tool-picker"}, []string{"searcher"}, ""},
-		{"era3-vmlog-forme/layoffs-2026/20260526-002449-c2d7c2.vm.log.md", StatusFailed,
+		{"era3-vmlog-forme/layoffs-2026/20260526-002449-c2d7c2.vm.log.md", inspection.StatusFailed,
 			[]string{"query-planner", "tool-picker"}, []string{"searcher"}, ""},
-		{"era3-vmlog-forme/layoffs-2026/20260526-003907-d8100c.vm.log.md", StatusIncomplete,
+		{"era3-vmlog-forme/layoffs-2026/20260526-003907-d8100c.vm.log.md", inspection.StatusIncomplete,
 			[]string{"query-planner", "tool-picker"}, nil, ""},
-		{"era3-vmlog-forme/layoffs-2026/20260526-005801-a9e3f1.vm.log.md", StatusIncomplete, nil, nil, ""},
-		{"era3-vmlog-forme/layoffs-2026/20260526-124729-7f9757.vm.log.md", StatusCompleted,
+		{"era3-vmlog-forme/layoffs-2026/20260526-005801-a9e3f1.vm.log.md", inspection.StatusIncomplete, nil, nil, ""},
+		{"era3-vmlog-forme/layoffs-2026/20260526-124729-7f9757.vm.log.md", inspection.StatusCompleted,
 			[]string{"dedup", "extractor", "query-planner", "searcher", "tool-picker"}, nil, "20260526-124729-7f9757"},
 	}
 	for _, c := range cases {
@@ -141,14 +142,14 @@ func TestDescribeRealRuns(t *testing.T) {
 	cases := []struct {
 		id    string
 		files map[string]string
-		want  Run
+		want  inspection.Run
 	}{
 		{"20260417-152853-710f25", map[string]string{
 			"state.md": "era2-state-md-v2/eksno-nix-config/state.md", "manifest.md": "era2-state-md-v2/eksno-nix-config/manifest.md",
 			"program.md": "=# bug\n", "bindings/caller/request.md": "=r", "bindings/linus/output.md": "=o",
 			"bindings/plan-debate/plan.md": "=p", "bindings/test-cycle/result.md": "=t",
-		}, Run{
-			Era: EraStateMDv2, System: "bug", Status: StatusCompleted,
+		}, inspection.Run{
+			Era: inspection.EraStateMDv2, System: "bug", Status: inspection.StatusCompleted,
 			ServicesDeclared:  []string{"auth-check", "dev-bootstrap", "git-sync", "linus", "plan-debate", "prime", "ship-pr", "test-cycle"},
 			ServicesCompleted: []string{"auth-check", "dev-bootstrap", "git-sync", "linus", "plan-debate", "prime", "ship-pr", "test-cycle"},
 			BindingsPresent:   []string{"bindings/caller/request.md", "bindings/linus/output.md", "bindings/plan-debate/plan.md", "bindings/test-cycle/result.md"},
@@ -160,8 +161,8 @@ func TestDescribeRealRuns(t *testing.T) {
 			"vm.log.md": era3 + "20260526-001729-40b8f7.vm.log.md", "forme.manifest.json": era3 + "20260526-001729-40b8f7.forme.manifest.json",
 			"workspace/searcher/__error.md": era3 + "20260526-001729-40b8f7.workspace.searcher.__error.md",
 			"root.prose.md":                 "=# discover\n", "bindings/tool-picker/chosen_tools.json": "=[]",
-		}, Run{
-			Era: EraVMLogForme, System: "layoffs-discover", Status: StatusFailed,
+		}, inspection.Run{
+			Era: inspection.EraVMLogForme, System: "layoffs-discover", Status: inspection.StatusFailed,
 			ServicesDeclared:  []string{"dedup", "extractor", "query-planner", "searcher", "tool-picker"},
 			ServicesCompleted: []string{"query-planner", "tool-picker"},
 			ServicesErrored:   []string{"searcher"},
@@ -175,8 +176,8 @@ func TestDescribeRealRuns(t *testing.T) {
 		}},
 		{"20260526-002449-c2d7c2", map[string]string{
 			"vm.log.md": era3 + "20260526-002449-c2d7c2.vm.log.md", "forme.manifest.json": era3 + "20260526-001729-40b8f7.forme.manifest.json",
-		}, Run{
-			Era: EraVMLogForme, System: "layoffs-discover", Status: StatusFailed,
+		}, inspection.Run{
+			Era: inspection.EraVMLogForme, System: "layoffs-discover", Status: inspection.StatusFailed,
 			ServicesDeclared:  []string{"dedup", "extractor", "query-planner", "searcher", "tool-picker"},
 			ServicesCompleted: []string{"query-planner", "tool-picker"},
 			ServicesErrored:   []string{"searcher"},
@@ -190,15 +191,15 @@ func TestDescribeRealRuns(t *testing.T) {
 		}},
 		{"20260526-005801-a9e3f1", map[string]string{
 			"vm.log.md": era3 + "20260526-005801-a9e3f1.vm.log.md", "root.prose.md": "=# discover\n", "bindings/caller/frame.md": "=.",
-		}, Run{
-			Era: EraVMLogForme, System: "layoffs-discover", Status: StatusIncomplete,
+		}, inspection.Run{
+			Era: inspection.EraVMLogForme, System: "layoffs-discover", Status: inspection.StatusIncomplete,
 			BindingsPresent: []string{"bindings/caller/frame.md"},
 			Valid:           true,
 		}},
 		{"20260526-124729-7f9757", map[string]string{
 			"vm.log.md": era3 + "20260526-124729-7f9757.vm.log.md", "root.prose.md": "=# discover\n", "bindings/dedup/shortfall.md": "=short",
-		}, Run{
-			Era: EraVMLogForme, System: "layoffs-discover", Status: StatusCompleted,
+		}, inspection.Run{
+			Era: inspection.EraVMLogForme, System: "layoffs-discover", Status: inspection.StatusCompleted,
 			ServicesDeclared:  []string{"dedup", "extractor", "query-planner", "searcher", "tool-picker"},
 			ServicesCompleted: []string{"dedup", "extractor", "query-planner", "searcher", "tool-picker"},
 			BindingsPresent:   []string{"bindings/dedup/shortfall.md"},
@@ -207,8 +208,8 @@ func TestDescribeRealRuns(t *testing.T) {
 		{"20260124-172830-8737e0", map[string]string{
 			"state.md": "era1-state-md-v1/aspire-extensions/20260124-172830-8737e0.state.md", "program.prose": "=# execute\n",
 			"bindings/definition_of_done.md": "era1-state-md-v1/aspire-extensions/binding-definition_of_done.HEAD-ONLY.md",
-		}, Run{
-			Era: EraStateMDv1, System: "execute", Status: StatusIncomplete,
+		}, inspection.Run{
+			Era: inspection.EraStateMDv1, System: "execute", Status: inspection.StatusIncomplete,
 			ServicesDeclared: []string{"TASK-003", "TASK-004", "TASK-005", "TASK-006", "TASK-007", "TASK-008", "TASK-009", "TASK-010",
 				"TASK-011", "TASK-012", "TASK-013", "definition_of_done", "execution_plan", "impl_task001", "impl_task002",
 				"manifest", "ready_tasks", "ready_tasks_iter2", "tests_task002", "verify_task001", "verify_task002", "work_environment"},
@@ -244,8 +245,8 @@ func TestDescribeRealReactorStateDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Run{
-		ID: "surprise-cost", Era: EraReactor, System: "unknown", Status: StatusIncomplete,
+	want := inspection.Run{
+		ID: "surprise-cost", Era: inspection.EraReactor, System: "unknown", Status: inspection.StatusIncomplete,
 		ServicesDeclared:  []string{"gateway.signals", "responsibility.digest"},
 		ServicesCompleted: []string{"gateway.signals", "responsibility.digest"},
 		ServicesSkipped:   []string{"gateway.signals"},
@@ -269,7 +270,7 @@ func TestLoadManifestReadsRealManifests(t *testing.T) {
 		"forme.manifest.json":  "era3-vmlog-forme/layoffs-2026/20260526-001729-40b8f7.forme.manifest.json",
 		"compiled-intent.json": "era4-reactor-statedir/compiled-intent-golden/multi-facet.manifest.next.json",
 	})
-	md, err := LoadManifest(dir, EraStateMDv2)
+	md, err := LoadManifest(dir, inspection.EraStateMDv2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestLoadManifestReadsRealManifests(t *testing.T) {
 	if md.System != "bug" || len(md.Outputs) != 8 {
 		t.Errorf("system %q, %d outputs; want bug and 8", md.System, len(md.Outputs))
 	}
-	js, err := LoadManifest(dir, EraVMLogForme)
+	js, err := LoadManifest(dir, inspection.EraVMLogForme)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestLoadManifestReadsRealManifests(t *testing.T) {
 	if len(js.Outputs) != 6 {
 		t.Errorf("forme outputs = %d, want 6", len(js.Outputs))
 	}
-	ci, err := LoadManifest(dir, EraReactor)
+	ci, err := LoadManifest(dir, inspection.EraReactor)
 	if err != nil {
 		t.Fatal(err)
 	}

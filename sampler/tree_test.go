@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -151,7 +152,7 @@ func TestDescribeReadsNothingOutsideTheRun(t *testing.T) {
 			t.Errorf("warnings lack %q:\n%s", w, warn)
 		}
 	}
-	if _, err := LoadManifest(dir, EraStateMDv2); !errors.Is(err, ErrOutsideRun) {
+	if _, err := LoadManifest(dir, inspection.EraStateMDv2); !errors.Is(err, ErrOutsideRun) {
 		t.Errorf("LoadManifest err = %v, want ErrOutsideRun", err)
 	}
 }
@@ -234,8 +235,8 @@ func TestDiscoverRejectsDuplicateRunIDs(t *testing.T) {
 }
 
 func TestSelectRejectsDuplicateRunIDs(t *testing.T) {
-	runs := []Run{validRun("a", "s1", StatusCompleted, 1), validRun("b", "s2", StatusCompleted, 1),
-		validRun("c", "s1", StatusFailed, 1), {ID: "a", Path: "elsewhere/a", Invalid: "no log"}}
+	runs := []inspection.Run{validRun("a", "s1", inspection.StatusCompleted, 1), validRun("b", "s2", inspection.StatusCompleted, 1),
+		validRun("c", "s1", inspection.StatusFailed, 1), {ID: "a", Path: "elsewhere/a", Invalid: "no log"}}
 	_, err := Select(runs, SelectOptions{})
 	if !errors.Is(err, ErrDuplicateRunID) || !strings.Contains(err.Error(), "elsewhere/a") {
 		t.Errorf("err = %v, want ErrDuplicateRunID naming elsewhere/a", err)

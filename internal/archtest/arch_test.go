@@ -244,42 +244,14 @@ func TestProgramsUseTheDomainNotTheScheduler(t *testing.T) {
 	}
 }
 
-// The domain's names are said as inspection.X: runner's and sampler's
-// transitional aliases (runner/aliases.go, sampler/run.go) serve only
-// their own packages' files until those move, so no other file, test or
-// not, may use them.
-func TestNoPackageUsesTheDomainAliases(t *testing.T) {
-	aliases := map[string]map[string]bool{"runner": {}, "sampler": {}}
-	for pkg, file := range map[string]string{"runner": "runner/aliases.go", "sampler": "sampler/run.go"} {
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", file), nil, 0)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // the aliases are gone
-			}
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				aliases[pkg][d.Name.Name] = true
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						aliases[pkg][s.Name.Name] = true
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							aliases[pkg][n.Name] = true
-						}
-					}
-				}
-			}
-		}
-	}
-	if len(aliases["runner"]) < 10 {
-		t.Fatalf("read %d runner aliases; is the test run from internal/archtest?", len(aliases["runner"]))
-	}
+// The domain's names are said once, as inspection.X: no package re-exports
+// them under its own name (a type alias of an inspection type, a constant
+// or variable set to inspection.X, a function that only returns
+// inspection.X(...)), as runner and sampler did while the domain moved out
+// of them. Test files count too.
+func TestNoPackageReExportsTheDomain(t *testing.T) {
 	root := filepath.Join("..", "..")
+	files := 0
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -290,41 +262,83 @@ func TestNoPackageUsesTheDomainAliases(t *testing.T) {
 		if d.IsDir() || !strings.HasSuffix(p, ".go") {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		dir := filepath.ToSlash(filepath.Dir(rel))
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		if filepath.ToSlash(filepath.Dir(rel)) == "inspection" {
+			return nil
+		}
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, 0)
 		if err != nil {
 			return err
 		}
-		local := map[string]string{} // import name -> runner or sampler
+		files++
+		local := map[string]bool{} // the names inspection is imported as
 		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			for pkg := range aliases {
-				if path == module+"/"+pkg {
-					name := pkg
-					if im.Name != nil {
-						name = im.Name.Name
-					}
-					local[name] = pkg
+			if path, _ := strconv.Unquote(im.Path.Value); path == module+"/inspection" {
+				name := "inspection"
+				if im.Name != nil {
+					name = im.Name.Name
 				}
+				local[name] = true
 			}
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
+		for _, decl := range f.Decls {
+			for _, id := range domainReExports(decl, local) {
+				t.Errorf("%s: %s re-exports a name of package inspection: say inspection.%s", fset.Position(id.Pos()), id.Name, id.Name)
 			}
-			if id, ok := sel.X.(*ast.Ident); ok {
-				if pkg, ok := local[id.Name]; ok && aliases[pkg][sel.Sel.Name] && dir != pkg {
-					t.Errorf("%s: %s.%s is a transitional alias: say inspection.%s", fset.Position(sel.Pos()), id.Name, sel.Sel.Name, sel.Sel.Name)
-				}
-			}
-			return true
-		})
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if files < 100 {
+		t.Fatalf("read %d Go files; is the test run from internal/archtest?", files)
+	}
+}
+
+// domainReExports returns the names decl declares as a re-export of a name
+// of package inspection, which the file imports as the names in local: a
+// type alias of an inspection type, a constant or variable X set to
+// inspection.X, a function X whose body is only "return inspection.X(...)".
+func domainReExports(decl ast.Decl, local map[string]bool) []*ast.Ident {
+	domain := func(e ast.Expr) string {
+		if sel, ok := e.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] {
+				return sel.Sel.Name
+			}
+		}
+		return ""
+	}
+	var out []*ast.Ident
+	switch d := decl.(type) {
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				if s.Assign.IsValid() && domain(s.Type) != "" {
+					out = append(out, s.Name)
+				}
+			case *ast.ValueSpec:
+				for i, v := range s.Values {
+					if i < len(s.Names) && domain(v) == s.Names[i].Name {
+						out = append(out, s.Names[i])
+					}
+				}
+			}
+		}
+	case *ast.FuncDecl:
+		if d.Recv != nil || d.Body == nil || len(d.Body.List) != 1 {
+			return nil
+		}
+		if ret, ok := d.Body.List[0].(*ast.ReturnStmt); ok && len(ret.Results) == 1 {
+			if call, ok := ret.Results[0].(*ast.CallExpr); ok && domain(call.Fun) == d.Name.Name {
+				out = append(out, d.Name)
+			}
+		}
+	}
+	return out
 }

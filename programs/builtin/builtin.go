@@ -106,12 +106,6 @@ func score(flags []inspection.Flag, depth inspection.Depth) (runtime, task float
 	return runtime, task
 }
 
-// Verdict is inspection.Verdict, the verdict rule of the inspectors
-// evalcal ships (docs/DESIGN.md).
-func Verdict(completed bool, runtime, task float64, flags []inspection.Flag) string {
-	return inspection.Verdict(completed, runtime, task, flags)
-}
-
 func sortFlags(flags []inspection.Flag) {
 	sort.SliceStable(flags, func(i, j int) bool {
 		if flags[i].ID != flags[j].ID {

@@ -213,8 +213,8 @@ func TestVerdictFollowsTheDesignRule(t *testing.T) {
 		{false, 100, 100, nil, "fail"},
 	}
 	for _, c := range cases {
-		if got := Verdict(c.completed, c.rf, c.te, c.flags); got != c.want {
-			t.Errorf("Verdict(%v, %v, %v, %v) = %s, want %s", c.completed, c.rf, c.te, c.flags, got, c.want)
+		if got := inspection.Verdict(c.completed, c.rf, c.te, c.flags); got != c.want {
+			t.Errorf("inspection.Verdict(%v, %v, %v, %v) = %s, want %s", c.completed, c.rf, c.te, c.flags, got, c.want)
 		}
 	}
 }

@@ -312,7 +312,7 @@ func (c *check) inspection() inspection.Inspection {
 	}
 	sortFlags(c.flags)
 	rf, te := score(c.flags, c.depth)
-	verdict := Verdict(c.completedRun(), rf, te, c.flags)
+	verdict := inspection.Verdict(c.completedRun(), rf, te, c.flags)
 	return inspection.Inspection{
 		RunID: c.run.ID, System: c.run.System, Depth: c.depth,
 		RuntimeFidelity: rf, TaskEffectiveness: te,
