@@ -2,8 +2,10 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/internal/english"
 	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/statistician"
@@ -147,6 +149,14 @@ func trustWords(trust string) string {
 	return badge + " (" + strings.TrimSuffix(meaning, ".") + ")"
 }
 
+// barWords names the trust bars a history chart draws (advisor.Trust's,
+// the ones historyAgreement and historyKappa draw): "the monitoring (60%)
+// and gating (80%) bars".
+func barWords(monitor, gate float64, unit string) string {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) + unit }
+	return "the monitoring (" + g(monitor) + ") and gating (" + g(gate) + ") bars"
+}
+
 // historyCharts is the figures of the series: agreement, linear kappa,
 // and the deep pass-rate estimate when any night has one.
 func historyCharts(nights []reportio.HistoryNight) section {
@@ -159,9 +169,10 @@ func historyCharts(nights []reportio.HistoryNight) section {
 	}
 	mark := "; a red triangle marks a report whose gates failed"
 	s.Blocks = append(s.Blocks,
-		block{Figure: drawFigure("verdict agreement (percent) per report with its Wilson 95% interval; dashed: the monitoring (60%) and gating (80%) bars"+mark,
+		block{Figure: drawFigure("verdict agreement (percent) per report with its Wilson 95% interval; dashed: "+
+			barWords(advisor.MonitorAgreement, advisor.GateAgreement, "%")+mark,
 			func() ([]byte, error) { return historySVG(nights, historyAgreement) })},
-		block{Figure: drawFigure("linear kappa per report with its 95% interval; dashed: the monitoring (0.4) and gating (0.7) bars"+mark,
+		block{Figure: drawFigure("linear kappa per report with its 95% interval; dashed: "+barWords(advisor.MonitorKappa, advisor.GateKappa, "")+mark,
 			func() ([]byte, error) { return historySVG(nights, historyKappa) })})
 	for _, n := range nights {
 		if n.Estimate != nil {
