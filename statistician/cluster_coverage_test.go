@@ -32,7 +32,7 @@ func clusteredMatches(rng *rand.Rand, beta distuv.Beta, g int) ([]bool, []string
 // TestClusterRobustAgreementCoverage: 95% intervals for an agreement rate
 // of 0.8 with intra-cluster correlation 0.2 over G = 6, 12 and 30 tasks of
 // unequal sizes, 8,000 data sets each. The small-sample method must cover
-// within [93%, 97%] at every G; CR1 (ClusterRobustProportion, t(G-1))
+// within [93%, 97%] at every G; CR1 (cr1Proportion, t(G-1))
 // under-covers. Measured (seeded, reproducible):
 //
 //	G    CR1     CR2-BM-Wilson
@@ -56,7 +56,7 @@ func TestClusterRobustAgreementCoverage(t *testing.T) {
 		cr1, small := 0, 0
 		for range sims {
 			m, cl := clusteredMatches(rng, beta, g)
-			if c := ClusterRobustProportion(m, cl, 0.95); c.Reason == "" && c.CI.Contains(p) {
+			if c := cr1Proportion(m, cl, 0.95); c.Reason == "" && c.CI.Contains(p) {
 				cr1++
 			}
 			c := ClusterRobustAgreement(m, cl, 0.95)

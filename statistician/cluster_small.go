@@ -9,7 +9,7 @@ import (
 // Cluster-robust methods named in ClusteredInterval.Method.
 const (
 	// MethodCR1 is the CR1 sandwich variance with a t(G-1) interval (see
-	// ClusterRobustProportion).
+	// ClusterPPIMean).
 	MethodCR1 = "CR1"
 	// MethodCR2BM is the bias-reduced CR2 variance with a t interval on
 	// Bell-McCaffrey degrees of freedom (see ClusterRobustMean).
@@ -75,7 +75,7 @@ type ClusteredInterval struct {
 // Sampling, section 8.2) is then the conservative one, that of perfectly
 // correlated clusters.
 //
-// Why not CR1 (ClusterRobustProportion): in our simulation
+// Why not CR1 (cr1Proportion in the tests): in our simulation
 // (TestClusterRobustAgreementCoverage, skipped under -short: binary
 // matches with a Beta-distributed cluster rate, intra-cluster correlation
 // 0.2, mean 0.8, log-normal cluster sizes) CR1 with t(G-1) covers 82.7%,

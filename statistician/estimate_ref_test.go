@@ -336,10 +336,10 @@ func TestMcNemarExactMatchesScipyAndStatsmodels(t *testing.T) {
 	}
 }
 
-func TestClusterRobustProportionMatchesStatsmodels(t *testing.T) {
+func TestCR1ProportionMatchesStatsmodels(t *testing.T) {
 	for _, c := range estRefs(t).Cluster {
 		t.Run(c.Name, func(t *testing.T) {
-			r := ClusterRobustProportion(c.Y, c.Groups, c.Level)
+			r := cr1Proportion(c.Y, c.Groups, c.Level)
 			if r.Reason != "" {
 				t.Fatalf("reason %q", r.Reason)
 			}

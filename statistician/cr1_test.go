@@ -6,10 +6,10 @@ import (
 	"slices"
 )
 
-// ClusteredProportion is a proportion with a cluster-robust standard
-// error and t interval. When it is not defined, Reason says why and the
+// cr1Result is a proportion with a CR1 cluster-robust standard error and
+// t interval. When it is not defined, Reason says why and the
 // numbers are zero; when only the interval is undefined the value is kept.
-type ClusteredProportion struct {
+type cr1Result struct {
 	Value    float64  `yaml:"value" json:"value"`
 	SE       float64  `yaml:"se" json:"se"`
 	CI       Interval `yaml:"ci" json:"ci"`
@@ -20,7 +20,10 @@ type ClusteredProportion struct {
 	Reason   string   `yaml:"reason,omitempty" json:"reason,omitempty"`
 }
 
-// ClusterRobustProportion returns the share of true values of matches
+// cr1Proportion is the CR1 interval the pipeline no longer uses (it
+// under-covers with few clusters: TestClusterRobustAgreementCoverage), kept
+// for tests only as the baseline that shows why ClusterRobustAgreement uses
+// CR2; checked against statsmodels. It returns the share of true values of matches
 // (e.g. light and deep agree on a run) with a cluster-robust interval,
 // runs clustered by cluster[i] (e.g. the system that produced the run):
 // runs of one system are not independent, so the binomial interval is too
@@ -43,8 +46,8 @@ type ClusteredProportion struct {
 // (0, 1) the result has a Reason (and the value, when there are runs).
 // Zero variance (every cluster's share equals p) keeps the value with a
 // Reason: the interval would be a point.
-func ClusterRobustProportion(matches []bool, cluster []string, level float64) ClusteredProportion {
-	c := ClusteredProportion{Level: level, N: len(matches)}
+func cr1Proportion(matches []bool, cluster []string, level float64) cr1Result {
+	c := cr1Result{Level: level, N: len(matches)}
 	if len(matches) != len(cluster) {
 		c.Reason = fmt.Sprintf("invalid input: %d matches and %d cluster names", len(matches), len(cluster))
 		return c
