@@ -49,9 +49,11 @@ type Inspector struct {
 	fingerprint string
 	// bad holds, per run and depth, why its saved line was rejected.
 	bad map[key]error
-	// skimmed holds, by run id, the depths (bit 1 light, 2 deep) of other
-	// shards' lines, read by skim only (LoadShard).
-	skimmed map[string]uint8
+	// covered holds, by run id, the depths (bit 1 light, 2 deep) the file
+	// has a line for: decoded, rejected, or skimmed (another shard's line
+	// in LoadShard); ids lists those run ids by depth index, sorted.
+	covered map[string]uint8
+	ids     [2][]string
 	// unattributed are rejected lines whose run_id and depth could not be
 	// read, as "file:line: why".
 	unattributed []string
@@ -81,8 +83,6 @@ type entry struct {
 	// holds what of it was skipped ("file:line: why").
 	md   inspection.Metadata
 	warn []string
-	// skimmed says which depths were only skimmed (LoadShard).
-	skimmed [2]bool
 }
 
 // name records the system of the first line seen at depth index k.
@@ -173,6 +173,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 	decoded := 0
 	bad := map[key]error{}
 	var unattributed []string
+	var keep arena // the runs' lines, for their content hashes
 	entryOf := func(id string) *entry {
 		e := entries[id]
 		if e == nil {
@@ -195,7 +196,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		e := entryOf(id)
 		k := depthIndex(depth)
 		if e.raw[k] == nil {
-			e.raw[k] = slices.Clone(line)
+			e.raw[k] = keep.copy(line)
 		}
 		e.name(k, lineSystem(line, nil))
 		if _, seen := bad[key{id, depth}]; !seen {
@@ -231,10 +232,9 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 			if id, depth, system, ok := skim(line); ok && !member(id) {
 				e, k := entryOf(id), depthIndex(inspection.Depth(depth))
 				if e.raw[k] == nil {
-					e.raw[k] = slices.Clone(line)
+					e.raw[k] = keep.copy(line)
 				}
 				e.name(k, system)
-				e.skimmed[k] = true
 				continue
 			}
 		}
@@ -269,7 +269,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		if p != nil {
 			e.pi = p
 		}
-		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, slices.Clone(line)
+		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, keep.copy(line)
 		decoded++
 		e.name(k, lineSystem(line, &insp))
 		if mayHoldKey(line, "metadata") { // decoding every line again took a tenth of the CPU at 100k runs
@@ -284,12 +284,18 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 	}
 
 	in := &Inspector{byKey: make(map[key]inspection.Inspection, decoded), bad: bad, unattributed: unattributed,
-		pi: map[string]float64{}, skimmed: map[string]uint8{}}
+		pi: map[string]float64{}, covered: make(map[string]uint8, len(entries))}
 	runs := make([]inspection.Run, 0, len(entries))
+	slices.Sort(order) // the runs in id order (fast: most files are in that order already)
 	for _, id := range order {
 		e := entries[id]
-		if e.skimmed != [2]bool{} {
-			in.skimmed[id] = b2u(e.skimmed[0]) | b2u(e.skimmed[1])<<1
+		// Every line with a run id and depth kept its bytes in raw:
+		// decoded, rejected (then in bad) or skimmed.
+		in.covered[id] = b2u(e.raw[0] != nil) | b2u(e.raw[1] != nil)<<1
+		for k := range e.raw {
+			if e.raw[k] != nil {
+				in.ids[k] = append(in.ids[k], id)
+			}
 		}
 		if e.pi != nil {
 			in.pi[id] = *e.pi
@@ -306,7 +312,6 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		}
 		runs = append(runs, run)
 	}
-	slices.SortFunc(runs, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
 	h := sha256.New()
 	for _, r := range runs {
 		h.Write([]byte(r.ID + "\x00" + r.ContentHash + "\n"))
@@ -383,9 +388,7 @@ func mayHoldKey(line []byte, key string) bool {
 // rejected line counts: the run's inspection then fails with its reason).
 // Runs a deep file does not cover are the ones not in the deep subset.
 func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
-	k := key{runID, depth}
-	_, ok := in.byKey[k]
-	return ok || in.bad[k] != nil || in.skimmed[runID]&(1<<depthIndex(depth)) != 0
+	return in.covered[runID]&(1<<depthIndex(depth)) != 0
 }
 
 func b2u(b bool) uint8 {
@@ -410,25 +413,11 @@ func sizeHint(f *os.File) int {
 // (those Covers reports), sorted: calibrate checks them against the runs
 // found before any call.
 func (in *Inspector) RunIDs(depth inspection.Depth) []string {
-	var ids []string
-	add := func(k key) {
-		if k.depth == depth {
-			ids = append(ids, k.runID)
-		}
+	switch depth {
+	case inspection.Light, inspection.Deep:
+		return slices.Clone(in.ids[depthIndex(depth)])
 	}
-	for k := range in.byKey {
-		add(k)
-	}
-	for k := range in.bad {
-		add(k)
-	}
-	for id, depths := range in.skimmed {
-		if depths&(1<<depthIndex(depth)) != 0 {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
+	return nil
 }
 
 // InclusionProbability returns the inclusion_probability recorded on the
