@@ -163,7 +163,10 @@ func sizeTerciles(rs []inspection.Run) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
+	// Select has refused duplicate ids by now, so (size, id) orders the
+	// runs totally and an unstable sort gives the stable one's order, in
+	// less time (a shard draws the whole sample: README "Performance").
+	slices.SortFunc(idx, func(a, b int) int {
 		ra, rb := &rs[a], &rs[b]
 		return cmp.Or(cmp.Compare(ra.SizeBytes, rb.SizeBytes), cmp.Compare(ra.ID, rb.ID))
 	})
