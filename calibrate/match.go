@@ -55,7 +55,7 @@ const mismatchExamples = 3
 // deep) that is a listedSource whose ids do not match runs (see
 // MinMatchShare), else nil.
 func checkMatch(runs []inspection.Run, sides [2]inspection.Inspector, specs [2]string) error {
-	found := map[string]bool{}
+	found := make(map[string]bool, len(runs))
 	for _, r := range runs {
 		found[r.ID] = true
 	}
@@ -68,11 +68,9 @@ func checkMatch(runs []inspection.Run, sides [2]inspection.Inspector, specs [2]s
 		if len(ids) == 0 {
 			continue
 		}
-		listed := map[string]bool{}
 		matched := 0
 		var sideOnly []string
 		for _, id := range ids {
-			listed[id] = true
 			if found[id] {
 				matched++
 			} else if len(sideOnly) < mismatchExamples {
@@ -82,6 +80,10 @@ func checkMatch(runs []inspection.Run, sides [2]inspection.Inspector, specs [2]s
 		shareOfSide, shareOfFound := float64(matched)/float64(len(ids)), float64(matched)/float64(max(len(found), 1))
 		if matched > 0 && (shareOfSide >= MinMatchShare || shareOfFound >= MinMatchShare) {
 			continue
+		}
+		listed := make(map[string]bool, len(ids)) // only on a mismatch: a shard checks every run of the input
+		for _, id := range ids {
+			listed[id] = true
 		}
 		var foundOnly []string
 		for id := range found {
