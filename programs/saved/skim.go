@@ -53,7 +53,14 @@ func skim(line []byte) (id, depth, system string, ok bool) {
 		if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
 			return "", "", "", false
 		}
-		v[k] = string(rest[:end])
+		switch val := rest[:end]; {
+		case k == 1 && string(val) == "light": // the depth, without a copy
+			v[k] = "light"
+		case k == 1 && string(val) == "deep":
+			v[k] = "deep"
+		default:
+			v[k] = string(val)
+		}
 	}
 	id, depth, sys, prog := v[0], v[1], v[2], v[3]
 	if id == "" || depth != "light" && depth != "deep" || sys != "" && prog != "" {
