@@ -18,26 +18,35 @@ var weakSystemRule = Rule{Name: "weak-system", Rank: RankTested, Fire: func(f *F
 
 // weakSystemRules flags each system whose agreement is below the rest's
 // beyond chance: its simultaneous 95% interval (Wilson at the Bonferroni
-// z over all k systems, aggregate.SystemAgreement) lies wholly below the
-// same interval of the agreement on all other systems' runs, so neither
+// z over the k tested systems, those of at least segment.MinRuns runs:
+// aggregate.SystemAgreement, the slices section's system slices) lies
+// wholly below the same interval (at the same z) of the agreement on all
+// other systems' runs, so neither
 // the system's few runs nor the rest's can make a difference of chance
 // look real (two intervals that do not overlap: a conservative test). It
-// needs two systems or more; total and matches count all runs and those
+// needs two tested systems or more and looks at tested systems only (an
+// untested one has no interval); total and matches count all runs and those
 // whose verdicts agree. Its impact is that system's runs agreeing as often
 // as the others' (BasisRestRate); it lists the system's disagreeing runs
 // to look at.
 func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgreement, total, matches int, light side) []Recommendation {
-	if len(systems) < 2 {
+	k := 0
+	for _, s := range systems {
+		if s.Tested && s.Simultaneous != nil {
+			k++
+		}
+	}
+	if k < 2 {
 		return nil
 	}
 	var out []Recommendation
 	for _, s := range systems {
 		restN, restM := total-s.N, matches-s.Matches
-		if restN == 0 || s.N == 0 {
+		if restN == 0 || s.N == 0 || !s.Tested || s.Simultaneous == nil {
 			continue
 		}
 		rest := 100 * float64(restM) / float64(restN)
-		restIV, err := statistician.WilsonInterval(restM, restN, statistician.BonferroniZ(statistician.Z95, len(systems)))
+		restIV, err := statistician.WilsonInterval(restM, restN, statistician.BonferroniZ(statistician.Z95, k))
 		if err != nil || !(s.Simultaneous.Upper < 100*restIV.Lower) {
 			continue
 		}
@@ -60,11 +69,11 @@ func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgree
 		out = append(out, Recommendation{
 			Rule:   "weak-system",
 			Target: "light on system " + s.System,
-			Rationale: fmt.Sprintf("light agrees with deep on %d of %d runs of %s (%.2f%%, simultaneous 95%% interval [%.2f, %.2f] over %d systems) against %.2f%% [%.2f, %.2f] on the other systems' %d runs",
-				s.Matches, s.N, s.System, s.Percent, s.Simultaneous.Lower, s.Simultaneous.Upper, len(systems), rest, 100*restIV.Lower, 100*restIV.Upper, restN),
+			Rationale: fmt.Sprintf("light agrees with deep on %d of %d runs of %s (%.2f%%, simultaneous 95%% interval [%.2f, %.2f] over %d tested systems) against %.2f%% [%.2f, %.2f] on the other systems' %d runs",
+				s.Matches, s.N, s.System, s.Percent, s.Simultaneous.Lower, s.Simultaneous.Upper, k, rest, 100*restIV.Lower, 100*restIV.Upper, restN),
 			ProposedChange: fmt.Sprintf("look at the %d disagreeing runs of %s (%s) for what light misreads there, and give that system's runs %s; until then do not gate %s on light", len(runs), s.System, list(runs), light.systemFix(), s.System),
 			Test: &Test{
-				Name:   fmt.Sprintf("Bonferroni-simultaneous Wilson 95%% intervals over %d systems: the system's lies below the other systems'", len(systems)),
+				Name:   fmt.Sprintf("Bonferroni-simultaneous Wilson 95%% intervals over %d tested systems: the system's lies below the other systems'", k),
 				Detail: fmt.Sprintf("[%.2f, %.2f] below [%.2f, %.2f]", s.Simultaneous.Lower, s.Simultaneous.Upper, 100*restIV.Lower, 100*restIV.Upper),
 				Alpha:  Alpha,
 			},

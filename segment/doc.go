@@ -23,5 +23,6 @@
 //
 // The package knows nothing of files, flags or reports: it takes plain
 // runs (Run) and returns plain values; calibrate fills them into the
-// report and aggregate reuses Agreements for agreement_by_system.
+// report, and aggregate's agreement_by_system is Agreements by system
+// (the same intervals as the slices section's system slices).
 package segment

@@ -232,17 +232,10 @@ func computeSlice(value string, rs []Run, zk float64, opts Options) Slice {
 		}
 		y, fl = append(y, yv), append(fl, r.Forecast)
 	}
-	if s.N > 0 {
-		p := 100 * float64(s.Matches) / float64(s.N)
-		s.Percent = &p
-	}
-	if s.N < MinRuns {
-		s.Reason = fmt.Sprintf("%d paired runs, fewer than %d: listed, not tested", s.N, MinRuns)
+	agreementOf(&s, zk)
+	if !s.Tested {
 		return s
 	}
-	s.Tested = true
-	s.Wilson95 = wilsonPercent(s.Matches, s.N, statistician.Z95)
-	s.Simultaneous95 = wilsonPercent(s.Matches, s.N, zk)
 	if table, err := statistician.ConfusionMatrix(rows, cols, 3); err == nil {
 		k := statistician.CohenKappa(table, statistician.Linear)
 		s.KappaLinear = &k
@@ -260,6 +253,76 @@ func computeSlice(value string, rs []Run, zk float64, opts Options) Slice {
 		s.DeepPassRate = &Rate{Method: MethodPPI, NLabelled: len(y), NUnlabelled: len(fu), Reason: why}
 	}
 	return s
+}
+
+// agreementOf fills s's agreement figures from its N and Matches: the
+// Percent (when N > 0) and, for a slice of at least MinRuns paired runs,
+// Tested, the Wilson 95% interval and the simultaneous one at zk (the
+// Bonferroni z over the field's tested slices); else the Reason. The one
+// computation of a slice's agreement: Compute and Agreements share it.
+func agreementOf(s *Slice, zk float64) {
+	if s.N > 0 {
+		p := 100 * float64(s.Matches) / float64(s.N)
+		s.Percent = &p
+	}
+	if s.N < MinRuns {
+		s.Reason = fmt.Sprintf("%d paired runs, fewer than %d: listed, not tested", s.N, MinRuns)
+		return
+	}
+	s.Tested = true
+	s.Wilson95 = wilsonPercent(s.Matches, s.N, statistician.Z95)
+	s.Simultaneous95 = wilsonPercent(s.Matches, s.N, zk)
+}
+
+// Agreements is the agreement part of Compute for one field: the slices
+// of runs by field (sorted by value, those with a paired run only), each
+// with N, NLight, Matches and the figures agreementOf fills, the
+// simultaneous intervals over the field's tested slices. The figures
+// equal those of Compute's slices of the same field (the same runs give
+// the same k, since only paired runs count towards it); aggregate's
+// agreement_by_system is Agreements by system, so the report gives one
+// interval per system.
+func Agreements(runs []Run, field string) []Slice {
+	groups := map[string]*Slice{}
+	for _, r := range runs {
+		v, ok := inspection.Field(r.System, r.Metadata, field)
+		if !ok {
+			continue
+		}
+		s := groups[v]
+		if s == nil {
+			s = &Slice{Value: v}
+			groups[v] = s
+		}
+		s.NLight++
+		if !r.paired() {
+			continue
+		}
+		s.N++
+		if r.LightVerdict == r.DeepVerdict {
+			s.Matches++
+		}
+	}
+	values := make([]string, 0, len(groups))
+	tested := 0
+	for v, s := range groups {
+		if s.N == 0 {
+			continue
+		}
+		values = append(values, v)
+		if s.N >= MinRuns {
+			tested++
+		}
+	}
+	slices.Sort(values)
+	zk := statistician.BonferroniZ(statistician.Z95, max(tested, 1))
+	out := make([]Slice, 0, len(values))
+	for _, v := range values {
+		s := groups[v]
+		agreementOf(s, zk)
+		out = append(out, *s)
+	}
+	return out
 }
 
 // subsetInvalid says why PPI++ does not hold for the slice's deep subset:

@@ -174,3 +174,40 @@ func TestDeepRateNeedsAUniformRandomSubset(t *testing.T) {
 		t.Errorf("not random: %+v, comparison %+v", d, nr.Comparisons[0].Deep)
 	}
 }
+
+// Agreements gives the agreement figures of Compute's slices of the same
+// field, light-only runs and all (they do not count towards k), and
+// leaves out a slice with no paired run (Compute lists it).
+func TestAgreementsAreComputesFigures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 1))
+	verdicts := []string{"fail", "partial", "pass"}
+	var runs []Run
+	// Four systems: 40, 25, 15 and 6 runs, a third of the first three light
+	// only (15 leaves exactly 10 paired: tested); one light
+	// only system.
+	for si, n := range []int{40, 25, 15, 6, 5} {
+		for i := range n {
+			r := run(fmt.Sprintf("%d-%d", si, i), fmt.Sprintf("s%d", si), verdicts[rng.IntN(3)], verdicts[rng.IntN(3)], rng.Float64(), nil)
+			if si == 4 || (si < 3 && i%3 == 0) {
+				r.DeepVerdict = ""
+			}
+			runs = append(runs, r)
+		}
+	}
+	field := Compute(runs, []string{"system"})[0]
+	got := Agreements(runs, "system")
+	var want []Slice
+	for _, s := range field.Slices {
+		if s.N == 0 {
+			continue
+		}
+		want = append(want, Slice{Value: s.Value, N: s.N, NLight: s.NLight, Matches: s.Matches, Percent: s.Percent,
+			Tested: s.Tested, Reason: s.Reason, Wilson95: s.Wilson95, Simultaneous95: s.Simultaneous95})
+	}
+	if field.Tested != 3 || len(want) != 4 || len(field.Slices) != 5 {
+		t.Fatalf("test data: %d tested, %d slices with a paired run of %d", field.Tested, len(want), len(field.Slices))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Agreements = %+v\nCompute's = %+v", got, want)
+	}
+}

@@ -359,10 +359,10 @@ func recommendationSection(r *report.Report) section {
 func agreementSection(r *report.Report, plots bool) section {
 	s := section{ID: "agreement", Heading: "Verdict agreement"}
 	if len(r.AgreementBySystem) > 0 {
-		st := table{Header: []string{"system", "agreement", "runs", "95% interval", "simultaneous 95% (all systems)"}}
+		st := table{Header: []string{"system", "agreement", "runs", "95% interval", "simultaneous 95% (tested systems)"}}
 		for _, sa := range r.AgreementBySystem {
 			st.Rows = append(st.Rows, []string{sa.System, fmtPercent(sa.Percent), fmt.Sprintf("%d/%d", sa.Matches, sa.N),
-				fmtPercentCI(sa.Wilson95), fmtPercentCI(sa.Simultaneous)})
+				optCI(sa.Wilson95), optCI(sa.Simultaneous)})
 		}
 		s.Blocks = append(s.Blocks, block{Table: &st})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/segment"
 	"github.com/evalcal/evalcal/statistician"
 )
 
@@ -122,19 +123,26 @@ func (a AgreementRate) Interval() statistician.Interval {
 
 // SystemAgreement is the agreement rate on one system's runs, in percent,
 // with its Wilson 95% interval and a simultaneous interval: Wilson at the
-// Bonferroni-adjusted z for all k systems at once,
+// Bonferroni-adjusted z for the k tested systems at once (those with at
+// least segment.MinRuns runs),
 //
 //	z' = Phi^-1(1 - 0.025/k)
 //
 // (statistician.BonferroniZ(Z95, k)), so that all k intervals hold
-// together with 95% confidence. Systems are sorted by name.
+// together with 95% confidence. A system under segment.MinRuns runs is
+// listed with its counts and a Reason, not tested, and has no interval.
+// These are the figures of the slices section's system slices
+// (segment.Agreements): one computation, one interval per system.
+// Systems are sorted by name.
 type SystemAgreement struct {
-	System       string                `yaml:"system" json:"system"`
-	Percent      float64               `yaml:"percent" json:"percent"`
-	Matches      int                   `yaml:"matches" json:"matches"`
-	N            int                   `yaml:"n" json:"n"`
-	Wilson95     statistician.Interval `yaml:"wilson95" json:"wilson95"`
-	Simultaneous statistician.Interval `yaml:"simultaneous95" json:"simultaneous95"`
+	System       string                 `yaml:"system" json:"system"`
+	Percent      float64                `yaml:"percent" json:"percent"`
+	Matches      int                    `yaml:"matches" json:"matches"`
+	N            int                    `yaml:"n" json:"n"`
+	Tested       bool                   `yaml:"tested" json:"tested"`
+	Reason       string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Wilson95     *statistician.Interval `yaml:"wilson95,omitempty" json:"wilson95,omitempty"`
+	Simultaneous *statistician.Interval `yaml:"simultaneous95,omitempty" json:"simultaneous95,omitempty"`
 }
 
 // ScoreCorrelation holds the light-versus-deep correlation of each score.
@@ -299,35 +307,19 @@ func agreement(matches, n int) AgreementRate {
 	return a
 }
 
+// bySystem is the agreement on each system's runs: segment.Agreements by
+// system over the compared runs, the figures of the slices section's
+// system slices.
 func bySystem(cs []comparator.Comparison) []SystemAgreement {
-	type count struct{ matches, n int }
-	counts := map[string]*count{}
-	for _, c := range cs {
-		k := counts[c.System]
-		if k == nil {
-			k = &count{}
-			counts[c.System] = k
-		}
-		k.n++
-		if c.VerdictMatch {
-			k.matches++
-		}
+	runs := make([]segment.Run, len(cs))
+	for i, c := range cs {
+		runs[i] = segment.Run{ID: c.RunID, System: c.System, LightVerdict: c.LightVerdict, DeepVerdict: c.DeepVerdict}
 	}
-	names := make([]string, 0, len(counts))
-	for name := range counts {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	zk := statistician.BonferroniZ(statistician.Z95, len(names))
-	out := make([]SystemAgreement, 0, len(names))
-	for _, name := range names {
-		k := counts[name]
-		a := agreement(k.matches, k.n)
-		sa := SystemAgreement{System: name, Percent: a.Value(), Matches: k.matches, N: k.n, Wilson95: a.Interval()}
-		if iv, err := statistician.WilsonInterval(k.matches, k.n, zk); err == nil {
-			sa.Simultaneous = statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}
-		}
-		out = append(out, sa)
+	sl := segment.Agreements(runs, inspection.SystemField)
+	out := make([]SystemAgreement, 0, len(sl))
+	for _, s := range sl {
+		out = append(out, SystemAgreement{System: s.Value, Percent: *s.Percent, Matches: s.Matches, N: s.N,
+			Tested: s.Tested, Reason: s.Reason, Wilson95: s.Wilson95, Simultaneous: s.Simultaneous95})
 	}
 	return out
 }

@@ -52,7 +52,8 @@ type referenceFigures struct {
 	BySystem []struct {
 		System                 string
 		Matches, N             int
-		Wilson95, Simultaneous [2]float64
+		Tested                 bool
+		Wilson95, Simultaneous *[2]float64
 	} `json:"by_system"`
 	Confusion [][]int
 	Kappa     struct {
@@ -140,8 +141,20 @@ func TestFiguresMatchScipyAndStatsmodels(t *testing.T) {
 		if g.System != w.System || g.Matches != w.Matches || g.N != w.N {
 			t.Errorf("system %d = %s %d/%d, reference %s %d/%d", i, g.System, g.Matches, g.N, w.System, w.Matches, w.N)
 		}
-		interval(w.System+".wilson95", g.Wilson95, w.Wilson95)
-		interval(w.System+".simultaneous", g.Simultaneous, w.Simultaneous)
+		if g.Tested != w.Tested {
+			t.Errorf("system %s tested = %v, reference %v", w.System, g.Tested, w.Tested)
+		}
+		if !w.Tested {
+			if g.Wilson95 != nil || g.Simultaneous != nil || g.Reason == "" {
+				t.Errorf("untested system %s: %+v, want no interval and a reason", w.System, g)
+			}
+			continue
+		}
+		if g.Wilson95 == nil || g.Simultaneous == nil || w.Wilson95 == nil || w.Simultaneous == nil {
+			t.Fatalf("tested system %s: %+v, reference %+v", w.System, g, w)
+		}
+		interval(w.System+".wilson95", *g.Wilson95, *w.Wilson95)
+		interval(w.System+".simultaneous", *g.Simultaneous, *w.Simultaneous)
 	}
 
 	for i, row := range want.Confusion {

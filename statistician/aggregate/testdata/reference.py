@@ -39,21 +39,27 @@ lo, hi = proportion_confint(int(match.sum()), n, alpha=0.05, method="wilson")
 out["agreement"] = {"matches": int(match.sum()), "n": n, "percent": 100 * match.mean(),
                     "wilson95": [100 * lo, 100 * hi]}
 
-# Per system: Wilson at 95%, and at the Bonferroni z for k systems with
-# alpha = 1 - Phi(Z95) treated one-sided: z' = norm.ppf(1 - alpha/k)
-# (statistician.BonferroniZ's definition), i.e. proportion_confint at
-# alpha = 2 (1 - Phi(z')).
+# Per system: Wilson at 95%, and at the Bonferroni z for the k tested
+# systems (those with at least 10 runs, segment.MinRuns; a smaller one is
+# listed with its counts, no interval) with alpha = 1 - Phi(Z95) treated
+# one-sided: z' = norm.ppf(1 - alpha/k) (statistician.BonferroniZ's
+# definition), i.e. proportion_confint at alpha = 2 (1 - Phi(z')).
+MIN_RUNS = 10
 names = sorted(set(systems))
-k = len(names)
+counts = {s: [match[i] for i in range(n) if systems[i] == s] for s in names}
+k = max(1, sum(1 for s in names if len(counts[s]) >= MIN_RUNS))
 zk = st.norm.ppf(1 - (1 - st.norm.cdf(Z95)) / k)
 out["by_system"] = []
 for s in names:
-    m = [match[i] for i in range(n) if systems[i] == s]
+    m = counts[s]
     c, t = int(sum(m)), len(m)
-    w = proportion_confint(c, t, alpha=0.05, method="wilson")
-    ws = proportion_confint(c, t, alpha=2 * (1 - st.norm.cdf(zk)), method="wilson")
-    out["by_system"].append({"system": s, "matches": c, "n": t, "wilson95": [100 * w[0], 100 * w[1]],
-                             "simultaneous": [100 * ws[0], 100 * ws[1]]})
+    row = {"system": s, "matches": c, "n": t, "tested": t >= MIN_RUNS}
+    if t >= MIN_RUNS:
+        w = proportion_confint(c, t, alpha=0.05, method="wilson")
+        ws = proportion_confint(c, t, alpha=2 * (1 - st.norm.cdf(zk)), method="wilson")
+        row["wilson95"] = [100 * w[0], 100 * w[1]]
+        row["simultaneous"] = [100 * ws[0], 100 * ws[1]]
+    out["by_system"].append(row)
 
 # Kappa: statsmodels cohens_kappa(table, wt=None|"linear"|"quadratic"):
 # kappa and std_kappa; interval kappa +- Z95 std_kappa.
@@ -83,7 +89,7 @@ out["leniency"] = {"light_pass_deep_not": b, "deep_pass_light_not": c, "mcnemar_
 # clustered interval needs (with 3 the cluster-robust variance has 2
 # degrees of freedom; statsmodels' CR1 interval on them came out narrower
 # than Wilson's, design effect 0.116): only the percent, no interval.
-out["clustered"] = {"percent": 100 * match.mean(), "ci95": None, "clusters": k}
+out["clustered"] = {"percent": 100 * match.mean(), "ci95": None, "clusters": len(names)}
 
 
 def ccc(a, b):
