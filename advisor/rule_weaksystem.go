@@ -32,7 +32,7 @@ var weakSystemRule = Rule{Name: "weak-system", Rank: RankTested, Fire: func(f *F
 func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgreement, total, matches int, light side) []Recommendation {
 	k := 0
 	for _, s := range systems {
-		if s.Tested && s.Simultaneous != nil {
+		if s.Simultaneous != nil {
 			k++
 		}
 	}
@@ -42,7 +42,7 @@ func weakSystemRules(cs []comparator.Comparison, systems []aggregate.SystemAgree
 	var out []Recommendation
 	for _, s := range systems {
 		restN, restM := total-s.N, matches-s.Matches
-		if restN == 0 || s.N == 0 || !s.Tested || s.Simultaneous == nil {
+		if restN == 0 || s.N == 0 || s.Simultaneous == nil {
 			continue
 		}
 		rest := 100 * float64(restM) / float64(restN)

@@ -146,6 +146,15 @@ func TestRunReportMatchesIndependentReference(t *testing.T) {
 		if got.System != want["system"] || float64(got.Matches) != want["matches"].(float64) || float64(got.N) != want["n"].(float64) {
 			t.Errorf("system %d: %+v, reference %v", i, got, want)
 		}
+		if tested, _ := want["tested"].(bool); !tested {
+			if got.Wilson95 != nil || got.Simultaneous != nil || got.Reason == "" {
+				t.Errorf("system %s under 10 runs: %+v, want no interval and a reason", got.System, got)
+			}
+			continue
+		}
+		if got.Wilson95 == nil || got.Simultaneous == nil {
+			t.Fatalf("system %s: %+v, want its intervals", got.System, got)
+		}
 		near(got.System+" wilson lower", got.Wilson95.Lower, want["wilson_lower"].(float64))
 		near(got.System+" wilson upper", got.Wilson95.Upper, want["wilson_upper"].(float64))
 		near(got.System+" simultaneous lower", got.Simultaneous.Lower, want["simultaneous_lower"].(float64))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
 	"github.com/evalcal/evalcal/statistician/aggregate"
@@ -353,12 +354,26 @@ func recommendationSection(r *report.Report) section {
 	return s
 }
 
+// slicedBySystem says whether r's slices section slices by system: its
+// figures are agreement_by_system's (segment.Agreements), shown there
+// once.
+func slicedBySystem(r *report.Report) bool {
+	for _, f := range r.Slices {
+		if f.Field == inspection.SystemField {
+			return true
+		}
+	}
+	return false
+}
+
 // agreementSection holds the verdict-level statistics: agreement by
 // system, kappa, leniency, the disagreement types and the confusion
 // matrix (with its heat map in HTML, in the table's row and column order).
 func agreementSection(r *report.Report, plots bool) section {
 	s := section{ID: "agreement", Heading: "Verdict agreement"}
-	if len(r.AgreementBySystem) > 0 {
+	if slicedBySystem(r) {
+		s.Blocks = append(s.Blocks, block{Text: "Agreement by system: see Slices below."})
+	} else if len(r.AgreementBySystem) > 0 {
 		st := table{Header: []string{"system", "agreement", "runs", "95% interval", "simultaneous 95% (tested systems)"}}
 		for _, sa := range r.AgreementBySystem {
 			st.Rows = append(st.Rows, []string{sa.System, fmtPercent(sa.Percent), fmt.Sprintf("%d/%d", sa.Matches, sa.N),

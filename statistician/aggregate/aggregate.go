@@ -130,7 +130,9 @@ func (a AgreementRate) Interval() statistician.Interval {
 //
 // (statistician.BonferroniZ(Z95, k)), so that all k intervals hold
 // together with 95% confidence. A system under segment.MinRuns runs is
-// listed with its counts and a Reason, not tested, and has no interval.
+// listed with its counts and a Reason, not tested, and has no interval
+// (the intervals' presence says a system is tested; reports of earlier
+// versions have both intervals for every system, Bonferroni over all).
 // These are the figures of the slices section's system slices
 // (segment.Agreements): one computation, one interval per system.
 // Systems are sorted by name.
@@ -139,7 +141,6 @@ type SystemAgreement struct {
 	Percent      float64                `yaml:"percent" json:"percent"`
 	Matches      int                    `yaml:"matches" json:"matches"`
 	N            int                    `yaml:"n" json:"n"`
-	Tested       bool                   `yaml:"tested" json:"tested"`
 	Reason       string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
 	Wilson95     *statistician.Interval `yaml:"wilson95,omitempty" json:"wilson95,omitempty"`
 	Simultaneous *statistician.Interval `yaml:"simultaneous95,omitempty" json:"simultaneous95,omitempty"`
@@ -319,7 +320,7 @@ func bySystem(cs []comparator.Comparison) []SystemAgreement {
 	out := make([]SystemAgreement, 0, len(sl))
 	for _, s := range sl {
 		out = append(out, SystemAgreement{System: s.Value, Percent: *s.Percent, Matches: s.Matches, N: s.N,
-			Tested: s.Tested, Reason: s.Reason, Wilson95: s.Wilson95, Simultaneous: s.Simultaneous95})
+			Reason: s.Reason, Wilson95: s.Wilson95, Simultaneous: s.Simultaneous95})
 	}
 	return out
 }

@@ -32,18 +32,25 @@ lo, hi = proportion_confint(matches, n, alpha=0.05, method="wilson")
 out["agreement"] = {"matches": matches, "percent": 100 * matches / n, "wilson_lower": 100 * lo, "wilson_upper": 100 * hi}
 prov["agreement"] = "statsmodels.stats.proportion.proportion_confint(matches, n, alpha=0.05, method='wilson'), x100"
 
+# Per system: only systems with at least 10 paired runs are tested (the
+# slices section's MinRuns); k counts them, and a smaller system is listed
+# with its counts only (here every system has 3 runs: none is tested).
+MIN_RUNS = 10
 systems = sorted({l["system"] for l in L})
-k = len(systems)
+by = {s: [(l, d) for l, d in zip(L, D) if l["system"] == s] for s in systems}
+k = max(1, sum(1 for s in systems if len(by[s]) >= MIN_RUNS))
 out["agreement_by_system"] = []
 for sysname in systems:
-    pairs = [(l, d) for l, d in zip(L, D) if l["system"] == sysname]
+    pairs = by[sysname]
     m = sum(l["verdict"] == d["verdict"] for l, d in pairs)
-    lo, hi = proportion_confint(m, len(pairs), alpha=0.05, method="wilson")
-    slo, shi = proportion_confint(m, len(pairs), alpha=0.05 / k, method="wilson")
-    out["agreement_by_system"].append({"system": sysname, "matches": m, "n": len(pairs),
-                                       "wilson_lower": 100 * lo, "wilson_upper": 100 * hi,
-                                       "simultaneous_lower": 100 * slo, "simultaneous_upper": 100 * shi})
-prov["agreement_by_system"] = "statsmodels proportion_confint(method='wilson') per system at alpha=0.05 and at alpha=0.05/k (k systems: Bonferroni), x100"
+    row = {"system": sysname, "matches": m, "n": len(pairs), "tested": len(pairs) >= MIN_RUNS}
+    if row["tested"]:
+        lo, hi = proportion_confint(m, len(pairs), alpha=0.05, method="wilson")
+        slo, shi = proportion_confint(m, len(pairs), alpha=0.05 / k, method="wilson")
+        row.update({"wilson_lower": 100 * lo, "wilson_upper": 100 * hi,
+                    "simultaneous_lower": 100 * slo, "simultaneous_upper": 100 * shi})
+    out["agreement_by_system"].append(row)
+prov["agreement_by_system"] = "statsmodels proportion_confint(method='wilson') per system of at least 10 paired runs at alpha=0.05 and at alpha=0.05/k (k such systems: Bonferroni), x100; smaller systems: counts only"
 
 for score in ("runtime_fidelity", "task_effectiveness"):
     x = np.array([l[score] for l in L], float)
