@@ -11,7 +11,9 @@
 // verdict-level leniency with McNemar's exact test, light's pass rate,
 // and deep's pass rate corrected for what deep did not inspect: the
 // classical rate when deep inspected every run of the slice, PPI++ with
-// light's forecast as the predictor when it inspected a subset. Slices
+// light's forecast as the predictor when it inspected a uniform random
+// subset, Hájek's inverse-probability-weighted mean of the labels when
+// the recorded inclusion probabilities differ within the slice. Slices
 // with fewer paired runs are listed with their counts, not tested.
 //
 // Every pair of tested slices is compared by deep's pass rate (the

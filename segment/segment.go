@@ -119,6 +119,8 @@ const (
 	MethodClassical = "classical" // the share of the runs, every run labelled
 	MethodPPI       = "ppi++"     // PPI++ from deep's subset and light's forecasts
 	MethodLight     = "light"     // light's own verdicts
+	// MethodHajek (hajek.go): the labels weighted by 1/pi, deep's subset
+	// drawn with unequal probabilities within the slice.
 )
 
 // Rate is a pass rate in percent with its standard error and 95% interval
@@ -204,7 +206,7 @@ func computeSlice(value string, rs []Run, zk float64, opts Options) Slice {
 	var rows, cols []int
 	var lenc Leniency
 	lightPass := 0
-	var y, fl, fu []float64
+	var y, fl, fu, pl []float64
 	for _, r := range rs {
 		lp := r.LightVerdict == inspection.VerdictPass
 		if lp {
@@ -230,7 +232,7 @@ func computeSlice(value string, rs []Run, zk float64, opts Options) Slice {
 		if dp {
 			yv = 1
 		}
-		y, fl = append(y, yv), append(fl, r.Forecast)
+		y, fl, pl = append(y, yv), append(fl, r.Forecast), append(pl, r.Pi)
 	}
 	agreementOf(&s, zk)
 	if !s.Tested {
@@ -249,7 +251,14 @@ func computeSlice(value string, rs []Run, zk float64, opts Options) Slice {
 	s.Leniency = &lenc
 	s.LightPassRate = lightRate(lightPass, len(rs))
 	s.DeepPassRate = deepRate(y, fl, fu)
-	if why := subsetInvalid(rs, opts); why != "" && len(fu) > 0 {
+	switch why := subsetInvalid(rs, opts); {
+	case why == "" || len(fu) == 0:
+	case opts.NotRandom == "":
+		// Unequal inclusion probabilities: Hájek's weighted mean of the
+		// labels.
+		s.DeepPassRate = Hajek(y, pl)
+		s.DeepPassRate.NUnlabelled = len(fu)
+	default:
 		s.DeepPassRate = &Rate{Method: MethodPPI, NLabelled: len(y), NUnlabelled: len(fu), Reason: why}
 	}
 	return s
@@ -326,10 +335,10 @@ func Agreements(runs []Run, field string) []Slice {
 }
 
 // subsetInvalid says why PPI++ does not hold for the slice's deep subset:
-// the subset is not random (opts), or the recorded inclusion
+// the subset is not random (opts: no estimate), or the recorded inclusion
 // probabilities differ within the slice (PPI++ needs a uniform random
 // subset of the slice; a subset stratified by system is uniform within a
-// system's slice). "" when it holds.
+// system's slice; computeSlice then gives Hajek). "" when it holds.
 func subsetInvalid(rs []Run, opts Options) string {
 	if opts.NotRandom != "" {
 		return "not estimated: " + opts.NotRandom

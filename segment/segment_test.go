@@ -141,10 +141,11 @@ func TestTooManySlicesAreNotCompared(t *testing.T) {
 }
 
 // PPI++ needs a uniform random subset of the slice: unequal recorded
-// inclusion probabilities within a slice, or a subset that is not random
-// at all, leave deep's pass rate of a partly labelled slice unestimated
-// (and its comparisons undefined); equal ones within each slice (a subset
-// stratified by the sliced field) do not.
+// inclusion probabilities within a slice give Hájek's weighted mean of
+// the labels instead, a subset that is not random at all leaves deep's
+// pass rate of a partly labelled slice unestimated (and its comparisons
+// undefined); equal ones within each slice (a subset stratified by the
+// sliced field) give PPI++.
 func TestDeepRateNeedsAUniformRandomSubset(t *testing.T) {
 	var runs []Run
 	for i := range 40 {
@@ -166,7 +167,10 @@ func TestDeepRateNeedsAUniformRandomSubset(t *testing.T) {
 			t.Errorf("system %s: pi equal within the slice, yet %+v", s.Value, s.DeepPassRate)
 		}
 	}
-	if d := got[1].Slices[0].DeepPassRate; d.Percent != nil || !strings.Contains(d.Reason, "unequal probabilities") {
+	// The k=x slice's Hájek mean and SE from hajek_ref.py (numpy and
+	// statsmodels WLS HC1): 0.6333333333333333, 0.11742305624983253.
+	if d := got[1].Slices[0].DeepPassRate; d.Method != MethodHajek || d.Percent == nil || d.SE == nil ||
+		math.Abs(*d.Percent-63.33333333333333) > 1e-9 || math.Abs(*d.SE-11.742305624983253) > 1e-9 || d.NLabelled != 20 || d.NUnlabelled != 20 {
 		t.Errorf("k=x: pi unequal within the slice, yet %+v", d)
 	}
 	nr := ComputeWith(runs, []string{"system"}, Options{NotRandom: "a cascade"})[0]
