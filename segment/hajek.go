@@ -30,8 +30,9 @@ const MethodHajek = "hajek"
 // svymean on svydesign(ids=~1, weights=~w); statsmodels' WLS of y on a
 // constant with weights w and HC1 covariance); the 95% interval is mu ±
 // z SE clipped to [0, 1]. Needs 2 labels or more; all labels equal give
-// the rate with a zero SE and no interval (the linearisation cannot say
-// how uncertain it is), with a Reason. y and pi have one entry per
+// the rate with no SE and no interval (the linearisation's 0 would claim
+// certainty, and make the slice's comparisons overconfident), with a
+// Reason. y and pi have one entry per
 // labelled run.
 func Hajek(y, pi []float64) *Rate {
 	n := len(y)
@@ -57,11 +58,12 @@ func Hajek(y, pi []float64) *Rate {
 	}
 	se := math.Sqrt(float64(n) / float64(n-1) * ss / (sw * sw))
 	p, s := 100*mu, 100*se
-	r.Percent, r.SE = &p, &s
+	r.Percent = &p
 	if se == 0 {
 		r.Reason = "no interval: deep's labels in the slice are all equal"
 		return r
 	}
+	r.SE = &s
 	r.CI95 = &statistician.Interval{Lower: 100 * max(0, mu-statistician.Z95*se), Upper: 100 * min(1, mu+statistician.Z95*se)}
 	return r
 }
