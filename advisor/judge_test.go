@@ -427,6 +427,13 @@ func TestWeakSystemRule(t *testing.T) {
 	if r := findRule(advise(cs, st), "weak-system"); r != nil {
 		t.Errorf("fired on a difference within chance: %+v", r)
 	}
+	// gamma with 9 runs, none agreeing: under the 10 paired runs a system
+	// needs to be tested (segment.MinRuns, the slices section's), it has
+	// no interval and is not flagged; alpha and beta alone are tested.
+	cs, st = compareJudged(build(map[string][2]int{"alpha": {80, 4}, "beta": {80, 4}, "gamma": {9, 9}}))
+	if r := findRule(advise(cs, st), "weak-system"); r != nil {
+		t.Errorf("fired on a system under 10 runs: %+v", r)
+	}
 	// One system: nothing to compare with.
 	cs, st = compareJudged(build(map[string][2]int{"gamma": {40, 20}}))
 	if r := findRule(advise(cs, st), "weak-system"); r != nil {
