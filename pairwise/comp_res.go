@@ -3,16 +3,12 @@ package pairwise
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/evalcal/evalcal/internal/lines"
 )
 
 // compResName matches a comp_res result file, SYSA-SYSB_DIM.result or
@@ -105,64 +101,46 @@ func (f compResFile) read(ctx context.Context, lim Limits, deep Deep, scores map
 		return nil, nil, fmt.Errorf("pairwise: comp_res: %w", err)
 	}
 	defer fh.Close()
-	lr := lines.NewReader(fh, lim.Line, lim.File)
 	seen := map[string]bool{}
 	var out []Verdict
 	var bad []BadLine
 	badf := func(n int, field, format string, a ...any) {
 		bad = append(bad, BadLine{File: f.path, Line: n, Field: field, Error: fmt.Sprintf(format, a...)})
 	}
-	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		raw, long, err := lr.Next()
-		switch {
-		case errors.Is(err, io.EOF):
-			return out, bad, nil
-		case errors.Is(err, lines.ErrFileTooLong):
-			return nil, nil, fmt.Errorf("pairwise: %s: longer than %d bytes (at line %d)", f.path, lim.File, n)
-		case err != nil:
-			return nil, nil, fmt.Errorf("pairwise: reading %s: %w", f.path, err)
-		case long:
-			badf(n, "", "line longer than %d bytes", lim.Line)
-			continue
-		case strings.TrimSpace(string(raw)) == "":
-			continue
-		}
+	err = eachLine(ctx, fh, f.path, lim, &bad, func(n int, raw []byte) {
 		var l compResLine
 		if err := json.Unmarshal(raw, &l); err != nil {
 			badf(n, "", "not a comp_res JSON object: %v", err)
-			continue
+			return
 		}
 		switch {
 		case l.ID == nil || *l.ID == "":
 			badf(n, "id", "missing")
-			continue
+			return
 		case l.Resp == nil:
 			badf(n, "resp", "missing")
-			continue
+			return
 		case l.Human1 == nil:
 			badf(n, "human_score_1", "missing")
-			continue
+			return
 		case l.Human2 == nil:
 			badf(n, "human_score_2", "missing")
-			continue
+			return
 		case seen[*l.ID]:
 			badf(n, "id", "%q appears twice in the file", *l.ID)
-			continue
+			return
 		}
 		slot, ok := compResSlot(*l.Resp)
 		if !ok {
 			badf(n, "resp", "%q names no summary (A, B or C)", truncate(*l.Resp, 60))
-			continue
+			return
 		}
 		pair := f.dim + "/" + f.sysA + "-" + f.sysB + "/" + *l.ID
 		hs := [2]float64{*l.Human1, *l.Human2}
 		if f.toggle {
 			if prev, ok := scores[pair]; ok && prev != hs {
 				badf(n, "human_score_1", "scores %v differ from the plain file's %v", hs, prev)
-				continue
+				return
 			}
 		} else {
 			scores[pair] = hs
@@ -175,7 +153,11 @@ func (f compResFile) read(ctx context.Context, lim Limits, deep Deep, scores map
 		}
 		v.Winner = slotWinner(slot, v.Order)
 		out = append(out, v)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return out, bad, nil
 }
 
 // compResSlot reads a response: 1 (first slot), 2 (second) or 0 (tie).

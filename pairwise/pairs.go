@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/evalcal/evalcal/internal/lines"
 )
 
 // Pair is one pair of runs to judge (evalcal run --pairs FILE).
@@ -28,28 +26,10 @@ type Pair struct {
 // error is for the file as a whole: unreadable, longer than lim.File, or
 // ctx cancelled.
 func ReadPairs(ctx context.Context, r io.Reader, name string, lim Limits) ([]Pair, []BadLine, error) {
-	lr := lines.NewReader(r, lim.Line, lim.File)
 	var out []Pair
 	var bad []BadLine
 	seen := map[string]int{}
-	for n := 1; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		raw, long, err := lr.Next()
-		switch {
-		case errors.Is(err, io.EOF):
-			return out, bad, nil
-		case errors.Is(err, lines.ErrFileTooLong):
-			return nil, nil, fmt.Errorf("pairwise: %s: longer than %d bytes (at line %d)", name, lim.File, n)
-		case err != nil:
-			return nil, nil, fmt.Errorf("pairwise: reading %s: %w", name, err)
-		case long:
-			bad = append(bad, BadLine{File: name, Line: n, Error: fmt.Sprintf("line longer than %d bytes", lim.Line)})
-			continue
-		case strings.TrimSpace(string(raw)) == "":
-			continue
-		}
+	err := eachLine(ctx, r, name, lim, &bad, func(n int, raw []byte) {
 		p, field, err := parsePair(raw)
 		if err == nil {
 			if first, dup := seen[p.ID]; dup {
@@ -58,12 +38,16 @@ func ReadPairs(ctx context.Context, r io.Reader, name string, lim Limits) ([]Pai
 		}
 		if err != nil {
 			bad = append(bad, BadLine{File: name, Line: n, Field: field, Error: err.Error()})
-			continue
+			return
 		}
 		seen[p.ID] = n
 		p.Line = n
 		out = append(out, p)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return out, bad, nil
 }
 
 // parsePair decodes and checks one line of a pairs file; field names the

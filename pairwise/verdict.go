@@ -70,27 +70,9 @@ func (e *fieldError) Error() string { return e.field + ": " + e.err.Error() }
 // is read. The error is for the file as a whole: unreadable, longer than
 // lim.File, or ctx cancelled.
 func ReadJSONL(ctx context.Context, r io.Reader, name string, lim Limits) ([]Verdict, []BadLine, error) {
-	lr := lines.NewReader(r, lim.Line, lim.File)
 	var out []Verdict
 	var bad []BadLine
-	for n := 1; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		raw, long, err := lr.Next()
-		switch {
-		case errors.Is(err, io.EOF):
-			return out, bad, nil
-		case errors.Is(err, lines.ErrFileTooLong):
-			return nil, nil, fmt.Errorf("pairwise: %s: longer than %d bytes (at line %d)", name, lim.File, n)
-		case err != nil:
-			return nil, nil, fmt.Errorf("pairwise: reading %s: %w", name, err)
-		case long:
-			bad = append(bad, BadLine{File: name, Line: n, Error: fmt.Sprintf("line longer than %d bytes", lim.Line)})
-			continue
-		case strings.TrimSpace(string(raw)) == "":
-			continue
-		}
+	err := eachLine(ctx, r, name, lim, &bad, func(n int, raw []byte) {
 		v, err := parseVerdict(raw)
 		if err != nil {
 			b := BadLine{File: name, Line: n, Error: err.Error()}
@@ -99,10 +81,14 @@ func ReadJSONL(ctx context.Context, r io.Reader, name string, lim Limits) ([]Ver
 				b.Field, b.Error = fe.field, fe.err.Error()
 			}
 			bad = append(bad, b)
-			continue
+			return
 		}
 		out = append(out, v)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return out, bad, nil
 }
 
 // parseVerdict decodes and checks one JSON Lines verdict.
