@@ -22,7 +22,7 @@ var glossary = []glossaryTerm{
 	{"wilson", "Wilson 95% interval", []string{"Wilson 95%", "Wilson interval", "Wilson"},
 		"the range the true rate lies in, 95 times in 100; unlike the textbook interval it stays sensible near 0% and 100% and on few runs."},
 	{"simultaneous", "simultaneous 95%", []string{"simultaneous 95%"},
-		"intervals that hold for every system at once (95% that all of them cover their true rate), so each is wider than that system's own interval."},
+		"intervals that hold for every tested slice at once (every system, or every value of a --by field, with at least 10 paired runs): 95% that all of them cover their true rate, so each is wider than that slice's own interval."},
 	{"design-effect", "design effect", []string{"design effect", "clustered by"},
 		"how much runs of one cluster (a system, or the --cluster field) resemble each other: the agreement's variance is this many times what independent runs would give (1 means no clustering)."},
 	{"kappa", "Cohen's kappa", []string{"Cohen's kappa", "linear kappa", "kappa"},
