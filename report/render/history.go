@@ -36,41 +36,10 @@ func HistoryHTML(h reportio.History) ([]byte, error) {
 	return writeHTML(historyPage(h, true))
 }
 
-// seriesChanges warns when the reports of a series were computed by other
-// judges or on other run paths: their figures then differ for that reason
-// too, and a change between them says nothing of light alone.
-func seriesChanges(nights []reportio.HistoryNight) []string {
-	var out []string
-	for _, c := range []struct {
-		what string
-		of   func(reportio.HistoryNight) string
-	}{
-		{"judges", func(n reportio.HistoryNight) string { return n.Judges }},
-		{"run paths", func(n reportio.HistoryNight) string { return n.Runs }},
-	} {
-		var changes []string
-		for i := 1; i < len(nights); i++ {
-			if a, b := c.of(nights[i-1]), c.of(nights[i]); a != b {
-				changes = append(changes, fmt.Sprintf("%s (%s) after %s (%s)", nights[i].Label, b, nights[i-1].Label, a))
-			}
-		}
-		if len(changes) > 0 {
-			out = append(out, fmt.Sprintf("Warning: the %s change within the series, so these reports compare different things: %s.",
-				c.what, strings.Join(changes, "; ")))
-		}
-	}
-	return out
-}
-
 func historyPage(h reportio.History, plots bool) page {
 	p := page{Title: "evalcal nightly history", Contents: plots}
 	first, last := h.Nights[0], h.Nights[len(h.Nights)-1]
-	failedNights := 0
-	for _, n := range h.Nights {
-		if len(n.GatesFailed) > 0 {
-			failedNights++
-		}
-	}
+	failedNights := h.FailedNights()
 	lead := fmt.Sprintf("%s, %s to %s · gates failed on %d of them", english.Count(len(h.Nights), "report", "reports"), first.Label, last.Label, failedNights)
 	p.Banner = banner{Lead: lead, Level: "none"}
 	latest := fmt.Sprintf("Latest (%s): %s", last.Label, trustWords(last.Trust))
@@ -92,7 +61,7 @@ func historyPage(h reportio.History, plots bool) page {
 	if len(h.Skipped) > 0 {
 		p.Banner.Notes = append(p.Banner.Notes, note{plural(len(h.Skipped), "report not read", "reports not read"), "skipped"})
 	}
-	p.Banner.Why = append(p.Banner.Why, seriesChanges(h.Nights)...)
+	p.Banner.Why = append(p.Banner.Why, h.Changes()...)
 	t := table{Header: []string{"report", "trust", "runs", "agreement", "95% interval", "linear kappa", "95% interval",
 		"deep pass rate (estimate)", "95% interval", "gates"}}
 	for _, n := range h.Nights {
@@ -127,7 +96,7 @@ func historyPage(h reportio.History, plots bool) page {
 		{Text: "One row per report, in the order given (a directory's reports by file name)."},
 		{Table: &t}}}
 	if plots {
-		p.Sections = append(p.Sections, historyCharts(h.Nights))
+		p.Sections = append(p.Sections, historyCharts(h))
 	}
 	p.Sections = append(p.Sections, nights)
 	if len(h.Skipped) > 0 {
@@ -159,14 +128,9 @@ func barWords(monitor, gate float64, unit string) string {
 
 // historyCharts is the figures of the series: agreement, linear kappa,
 // and the deep pass-rate estimate when any night has one.
-func historyCharts(nights []reportio.HistoryNight) section {
+func historyCharts(h reportio.History) section {
+	nights := h.Nights
 	s := section{ID: "charts", Heading: "Over time"}
-	failed := 0
-	for _, n := range nights {
-		if len(n.GatesFailed) > 0 {
-			failed++
-		}
-	}
 	mark := "; a red triangle marks a report whose gates failed"
 	s.Blocks = append(s.Blocks,
 		block{Figure: drawFigure("verdict agreement (percent) per report with its Wilson 95% interval; dashed: "+
@@ -181,6 +145,6 @@ func historyCharts(nights []reportio.HistoryNight) section {
 			break
 		}
 	}
-	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("%s; %d with failed gates. The x axis is the reports' order, labelled by file name.", english.Count(len(nights), "report", "reports"), failed)})
+	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("%s; %d with failed gates. The x axis is the reports' order, labelled by file name.", english.Count(len(nights), "report", "reports"), h.FailedNights())})
 	return s
 }

@@ -74,21 +74,3 @@ func TestHistoryRenderersRefuseAnEmptySeries(t *testing.T) {
 		t.Errorf("html: %v", err)
 	}
 }
-
-// A series whose judges or run paths change says so in its banner (issue
-// 28: render --history compared reports of different inspectors silently).
-func TestHistoryWarnsWhenJudgesOrRunsChange(t *testing.T) {
-	nights := []reportio.HistoryNight{
-		{Label: "d1", Judges: "light builtin/1, deep builtin/1", Runs: "runs"},
-		{Label: "d2", Judges: "light builtin/1, deep builtin/1", Runs: "runs"},
-		{Label: "d3", Judges: "light openai:x@1, deep builtin/1", Runs: "other"},
-	}
-	w := seriesChanges(nights)
-	if len(w) != 2 || !strings.Contains(w[0], "the judges change") || !strings.Contains(w[0], "d3 (light openai:x@1, deep builtin/1) after d2") ||
-		!strings.Contains(w[1], "the run paths change") {
-		t.Errorf("warnings %q", w)
-	}
-	if w := seriesChanges(nights[:2]); len(w) != 0 {
-		t.Errorf("a steady series: %q", w)
-	}
-}

@@ -185,3 +185,42 @@ func historyLabels(files []string) []string {
 	}
 	return out
 }
+
+// Changes warns, one sentence per kind, when the reports of the series were
+// computed by other judges or on other run paths: their figures then differ
+// for that reason too, and a change between them says nothing of light
+// alone. Nil for a steady series.
+func (h History) Changes() []string {
+	nights := h.Nights
+	var out []string
+	for _, c := range []struct {
+		what string
+		of   func(HistoryNight) string
+	}{
+		{"judges", func(n HistoryNight) string { return n.Judges }},
+		{"run paths", func(n HistoryNight) string { return n.Runs }},
+	} {
+		var changes []string
+		for i := 1; i < len(nights); i++ {
+			if a, b := c.of(nights[i-1]), c.of(nights[i]); a != b {
+				changes = append(changes, fmt.Sprintf("%s (%s) after %s (%s)", nights[i].Label, b, nights[i-1].Label, a))
+			}
+		}
+		if len(changes) > 0 {
+			out = append(out, fmt.Sprintf("Warning: the %s change within the series, so these reports compare different things: %s.",
+				c.what, strings.Join(changes, "; ")))
+		}
+	}
+	return out
+}
+
+// FailedNights counts the nights whose gates failed.
+func (h History) FailedNights() int {
+	n := 0
+	for _, night := range h.Nights {
+		if len(night.GatesFailed) > 0 {
+			n++
+		}
+	}
+	return n
+}
