@@ -274,7 +274,7 @@ func pairwise(cands []Candidate, outs [][]Outcome) []Pair {
 	for k, p := range pairs {
 		ps[k] = p.P
 	}
-	for k, h := range Holm(ps) {
+	for k, h := range statistician.Holm(ps) {
 		pairs[k].HolmP = h
 	}
 	return pairs
@@ -305,28 +305,4 @@ func discordant(a, b []Outcome) (n, aOnly, bOnly int) {
 		}
 	}
 	return n, aOnly, bOnly
-}
-
-// Holm returns Holm's step-down adjusted p-values (Holm 1979, Scand. J.
-// Statist. 6:65-70), in the order of p: with p sorted ascending as
-// p_(1) <= ... <= p_(m),
-//
-//	adj_(i) = min(1, max_{j <= i} (m - j + 1) p_(j))
-//
-// as statsmodels.stats.multitest.multipletests(p, method="holm")[1]. Ties
-// keep their input order (the adjusted values are equal either way).
-func Holm(p []float64) []float64 {
-	m := len(p)
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
-	out := make([]float64, m)
-	running := 0.0
-	for rank, i := range idx {
-		running = max(running, min(1, float64(m-rank)*p[i]))
-		out[i] = running
-	}
-	return out
 }

@@ -143,7 +143,7 @@ func holmInto(cs []Comparison, side func(*Comparison) *Difference) {
 			ps, at = append(ps, *d.P), append(at, i)
 		}
 	}
-	for k, q := range Holm(ps) {
+	for k, q := range statistician.Holm(ps) {
 		d := side(&cs[at[k]])
 		v := q
 		d.PHolm, d.Significant = &v, q < Alpha
