@@ -46,6 +46,13 @@ type Config struct {
 	// shard (ShardCount > 1) as inputs.shard_source, and changes nothing
 	// else.
 	ShardSource string
+	// ShardOwnRuns says that Runs are the shard's own runs only (a source
+	// opened with spec.Env.MemberOnly), not the whole job's: the sample is
+	// drawn as a part (sampler.SelectOptions.Part), and the report says so
+	// (inputs.shard_scope "own"), so that merge recomputes the content
+	// hash and the composition over the union. It needs a job that samples
+	// every valid run (Sample.N = 0) and draws no deep subset.
+	ShardOwnRuns bool
 	// Subset runs deep on a subset of the sampled runs.
 	Subset Subset
 	// Runner configures the inspections (jobs, retries, cache, rates,
@@ -139,6 +146,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		return nil, err
 	}
 	runs, uncovered := coveredByLight(runs, cfg.Light)
+	if cfg.ShardOwnRuns {
+		if cfg.ShardCount <= 1 || cfg.Sample.N != 0 || cfg.Subset.N != 0 || cfg.Subset.Fraction != 0 || cfg.Escalation != nil {
+			return nil, errors.New("calibrate: ShardOwnRuns needs a shard of a job that samples every valid run and draws no deep subset")
+		}
+		cfg.Sample.Part = true
+		runs = shardRuns(runs, cfg.ShardIndex, cfg.ShardCount) // as the source brought them, whether it kept others or not
+	}
 	sample, err := sampler.Select(runs, cfg.Sample)
 	if err != nil {
 		return nil, &SampleError{Invalid: sample.Invalid, Err: err}
@@ -277,6 +291,9 @@ func newReport(cfg Config, sample sampler.Sample, mine []inspection.Run, d desig
 	if cfg.ShardCount > 1 {
 		rep.Inputs.Shard = fmt.Sprintf("%d/%d", cfg.ShardIndex, cfg.ShardCount)
 		rep.Inputs.ShardSource = cfg.ShardSource
+		if cfg.ShardOwnRuns {
+			rep.Inputs.ShardScope = report.ShardScopeOwn
+		}
 	}
 	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
 	for _, r := range mine {

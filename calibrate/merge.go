@@ -82,6 +82,12 @@ func ShardOf(id string, n int) int {
 // names; and no comparison contradicts itself (see contradiction). The merged report
 // has neither inputs.shard nor inputs.shard_source. fin completes it
 // (trend, gates, summary) as Run completes an unsharded one.
+//
+// Shards that read their own runs only (inputs.shard_scope "own", all of
+// them) each hash and describe their own sample: each one's runs must be
+// what its content_hash names, and the merged content hash and
+// sample.composition are recomputed over the union (sampler.Compose), as
+// is the check that the sample has at least sampler.MinRuns runs.
 func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("merge: no shard report given")
@@ -94,6 +100,8 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	seen := make([]string, n+1)
 	var data Data
 	var sample []report.SampleRun
+	own := first.Inputs.ShardScope == report.ShardScopeOwn
+	var whole ownScope
 	owner := map[string]string{}
 	for k, r := range shards {
 		i, m, err := ParseShard(r.Inputs.Shard)
@@ -112,6 +120,11 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 		mine := ownRuns(r, i, n)
 		if err := accounted(r, mine, i, n, names[k]); err != nil {
 			return nil, err
+		}
+		if own {
+			if err := whole.add(r, mine, names[k]); err != nil {
+				return nil, err
+			}
 		}
 		sample = append(sample, mine...)
 		for _, c := range r.Comparisons {
@@ -149,7 +162,11 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 		}
 	}
 	slices.SortStableFunc(sample, func(a, b report.SampleRun) int { return cmp.Compare(a.ID, b.ID) })
-	if h := reportSampleHash(sample); h != first.Inputs.ContentHash {
+	if own {
+		if err := whole.check(sample); err != nil {
+			return nil, err
+		}
+	} else if h := reportSampleHash(sample); h != first.Inputs.ContentHash {
 		return nil, fmt.Errorf("merge: the shards' sampled runs (%d) are not the sample their inputs.content_hash names: a shard report lists runs of another job or was edited", len(sample))
 	}
 	slices.SortStableFunc(data.Comparisons, func(a, b comparator.Comparison) int { return cmp.Compare(a.RunID, b.RunID) })
@@ -166,6 +183,12 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 		Inputs: first.Inputs, Sample: first.Sample}
 	merged.Sample.Runs = nonNil(sample)
 	merged.Inputs.Shard, merged.Inputs.ShardSource = "", "" // shards may come from different sources
+	if own {
+		merged.Inputs.ShardScope = ""
+		merged.Inputs.ContentHash = reportSampleHash(sample)
+		merged.Sample.Composition = whole.composition(sample)
+		merged.Sample.Invalid = nonNil(whole.invalid)
+	}
 	Fill(merged, data)
 	fin.apply(merged)
 	return merged, nil
@@ -245,6 +268,7 @@ func accounted(r *report.Report, own []report.SampleRun, i, n int, name string) 
 // may differ (a default spelled out, another --format).
 func differs(a, b *report.Report) string {
 	ai, bi := a.Inputs, b.Inputs
+	own := ai.ShardScope == report.ShardScopeOwn // each shard hashes and describes its own runs
 	checks := []struct {
 		field string
 		same  bool
@@ -264,9 +288,11 @@ func differs(a, b *report.Report) string {
 		{"inputs.cluster", ai.Cluster == bi.Cluster},
 		{"inputs.families", reflect.DeepEqual(ai.Families, bi.Families)},
 		{"inputs.judge_family", ai.JudgeFamily == bi.JudgeFamily},
-		{"inputs.content_hash", ai.ContentHash == bi.ContentHash},
-		{"sample.composition", reflect.DeepEqual(a.Sample.Composition, b.Sample.Composition)},
-		{"sample.invalid", reflect.DeepEqual(a.Sample.Invalid, b.Sample.Invalid)},
+		{"inputs.shard_scope", ai.ShardScope == bi.ShardScope},
+		{"inputs.content_hash", own || ai.ContentHash == bi.ContentHash},
+		{"sample.composition", own || reflect.DeepEqual(a.Sample.Composition, b.Sample.Composition)},
+		{"sample.invalid", own || reflect.DeepEqual(a.Sample.Invalid, b.Sample.Invalid)},
+		{"sample.rejected", reflect.DeepEqual(a.Sample.Rejected, b.Sample.Rejected)},
 		{"cost.budget_usd", reflect.DeepEqual(a.Cost.BudgetUSD, b.Cost.BudgetUSD)},
 	}
 	for _, c := range checks {

@@ -25,6 +25,10 @@ import (
 // that are not defined (agreement over no run) are null with a reason.
 const SchemaVersion = 2
 
+// ShardScopeOwn is inputs.shard_scope of a shard that read its own runs
+// only (Inputs.ShardScope).
+const ShardScopeOwn = "own"
+
 // Report is the calibration report. Field order is the document's key
 // order; every top-level key without omitempty is always present.
 type Report struct {
@@ -172,9 +176,16 @@ type Inputs struct {
 	// absent with Shard. It is not an input of the job: merge accepts
 	// shards from different sources.
 	ShardSource string `yaml:"shard_source,omitempty" json:"shard_source,omitempty"`
+	// ShardScope is "own" when the shard read its own runs only (a job
+	// that samples every valid run and draws no deep subset over the
+	// whole sample): content_hash and sample.composition then describe
+	// the shard's runs, and merge recomputes both over the union. Absent
+	// otherwise, and in every unsharded or merged report.
+	ShardScope string `yaml:"shard_scope,omitempty" json:"shard_scope,omitempty"`
 	// ContentHash is the SHA-256 over the sampled runs' ids and content
 	// hashes, in id order: it changes when any input run changes. With
-	// --shard it covers the whole sample, so shards of one job share it.
+	// --shard it covers the whole sample, so shards of one job share it,
+	// unless ShardScope is "own".
 	ContentHash string `yaml:"content_hash" json:"content_hash"`
 	// CommandLine is the command as it can be run again, without the
 	// flags that cannot change the result (--jobs, --cache, --no-cache,

@@ -21,6 +21,11 @@ type SelectOptions struct {
 	Seed int64
 	// AllowHomogeneous accepts valid runs that are all from one system.
 	AllowHomogeneous bool
+	// Part says the runs are one shard's part of a job that samples every
+	// valid run (run --shard, reading its own runs only): the checks on
+	// the whole sample (at least MinRuns valid runs, more than one system)
+	// are merge's, which sees it whole (Compose).
+	Part bool
 }
 
 // Sample is the outcome of Select.
@@ -116,7 +121,7 @@ func Select(runs []inspection.Run, opts SelectOptions) (Sample, error) {
 	switch {
 	case opts.N < 0:
 		return s, fmt.Errorf("sampler: sample size %d is negative", opts.N)
-	case len(valid) < MinRuns:
+	case len(valid) < MinRuns && !opts.Part:
 		return s, fmt.Errorf("sampler: %d valid runs of %d found (%d invalid), need at least %d: %w",
 			len(valid), len(runs), len(invalid), MinRuns, ErrInsufficientRuns)
 	case opts.N > 0 && opts.N < MinRuns:
@@ -126,7 +131,7 @@ func Select(runs []inspection.Run, opts SelectOptions) (Sample, error) {
 	for _, r := range valid {
 		systems[r.System]++
 	}
-	if len(systems) == 1 && !opts.AllowHomogeneous {
+	if len(systems) == 1 && !opts.AllowHomogeneous && !opts.Part {
 		return s, fmt.Errorf("sampler: all %d valid runs are from system %q: %w", len(valid), valid[0].System, ErrHomogeneousSample)
 	}
 
@@ -406,6 +411,18 @@ func lessKey(a, b [7]int) bool {
 		}
 	}
 	return false
+}
+
+// Compose is the Composition Select gives a sample of every valid run
+// (N = 0): valid are those runs, in any order, discovered and invalid the
+// counts of runs found and set aside. Merge recomputes the composition of
+// shards that each described their own runs with it.
+func Compose(valid []inspection.Run, discovered, invalid int) Composition {
+	picked := make([]int, len(valid))
+	for i := range picked {
+		picked[i] = i
+	}
+	return compose(valid, picked, sizeTerciles(valid), discovered, len(valid), invalid)
 }
 
 func compose(sampled []inspection.Run, picked, terc []int, discovered, valid, invalid int) Composition {

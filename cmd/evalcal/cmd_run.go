@@ -84,6 +84,9 @@ type runOptions struct {
 
 	shardIndex, shardCount int    // from Shard, 1-based
 	shardSource            string // where Shard came from (shardFromFlag)
+	// ownRuns is set by run when a shard needs no other shard's runs
+	// (shardReadsOwnRuns): a saved file then brings the shard's runs only.
+	ownRuns bool
 	retriesGiven           bool
 }
 
@@ -313,6 +316,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 			return inputError(fmt.Errorf("run: --baseline: %w", err))
 		}
 	}
+	o.ownRuns = o.shardReadsOwnRuns()
 	s, err := openSides(ctx, o)
 	if err != nil {
 		return err
@@ -328,7 +332,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	cfg := calibrate.Config{
 		Paths: o.Paths, Runs: s.runs, Light: s.light, Deep: s.deep, LightSpec: o.Light, DeepSpec: o.Deep,
 		Sample:     sampler.SelectOptions{N: o.Sample, Seed: o.Seed, AllowHomogeneous: o.AllowHomogeneous || s.imported},
-		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource,
+		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource, ShardOwnRuns: o.ownRuns,
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Cluster: o.Cluster, Families: o.families, JudgeFamily: o.JudgeFamily,

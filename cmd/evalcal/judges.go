@@ -101,7 +101,7 @@ func openSides(ctx context.Context, o *runOptions) (sides, error) {
 				return nil, inputError(fmt.Errorf("run: --%s: %w", flag, err))
 			}
 		}
-		env := spec.Env{Both: o.Light == o.Deep, Judge: o.LLM.judge(flag), Member: member,
+		env := spec.Env{Both: o.Light == o.Deep, Judge: o.LLM.judge(flag), Member: member, MemberOnly: o.ownRuns,
 			Open: func(m string) (inspection.Inspector, error) { return open(flag, m) }}
 		got, err := kind.Open(ctx, arg, env)
 		if err != nil {

@@ -80,3 +80,65 @@ func TestMergeOf64ShardsEqualsUnshardedWithCosts(t *testing.T) {
 		t.Fatalf("merged report differs in length: %d lines, unsharded %d", len(m), len(w))
 	}
 }
+
+// Shards of a job that samples every run read their own runs only
+// (inputs.shard_scope own): a shard with no run of its own still writes
+// its report, merge checks each shard's runs against its own content
+// hash, and refuses a whole sample under the minimum, as the unsharded
+// run does.
+func TestMergeOfShardsReadingOwnRuns(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "two.jsonl")
+	two := `{"run_id":"a","system":"alpha","depth":"light","runtime_fidelity":80,"task_effectiveness":70,"verdict":"pass"}
+{"run_id":"a","system":"alpha","depth":"deep","runtime_fidelity":80,"task_effectiveness":70,"verdict":"pass"}
+{"run_id":"b","system":"beta","depth":"light","runtime_fidelity":80,"task_effectiveness":70,"verdict":"pass"}
+{"run_id":"b","system":"beta","depth":"deep","runtime_fidelity":80,"task_effectiveness":70,"verdict":"fail"}
+`
+	if err := os.WriteFile(saved, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := 1; i <= 8; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d.yaml", i))
+		// Exit 1 is a shard none of whose runs got both inspections (here:
+		// one with no run of its own); its report is written all the same.
+		if _, stderr, code := runCLI(t, "run", "--no-cache", "--shard", fmt.Sprintf("%d/8", i), "-o", p, "--inspections", saved); code > 1 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "shard_scope: own") {
+			t.Fatalf("shard %d does not say it read its own runs only", i)
+		}
+		shards = append(shards, p)
+	}
+	if stderr, code := runCLIPrinted(t, append([]string{"merge"}, shards...)...); code != 2 || !strings.Contains(stderr, "need at least") {
+		t.Errorf("merge of a sample under the minimum: exit %d: %s", code, stderr)
+	}
+	if stderr, code := runCLIPrinted(t, "run", "--no-cache", "--inspections", saved); code != 2 || !strings.Contains(stderr, "need at least") {
+		t.Errorf("the unsharded run of that sample: exit %d: %s", code, stderr)
+	}
+
+	saved = savedWithCosts(t, 40)
+	shards = shards[:0]
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("big-%d.yaml", i))
+		if _, stderr, code := runCLI(t, "run", "--no-cache", "--shard", fmt.Sprintf("%d/2", i), "-o", p, "--inspections", saved); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		shards = append(shards, p)
+	}
+	b, err := os.ReadFile(shards[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), "content_hash: ", "content_hash: 0", 1)
+	if err := os.WriteFile(shards[1], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if stderr, code := runCLIPrinted(t, append([]string{"merge"}, shards...)...); code != 2 || !strings.Contains(stderr, "not the ones its inputs.content_hash names") {
+		t.Errorf("merge of an edited own-runs shard: exit %d: %q", code, stderr)
+	}
+}

@@ -148,6 +148,21 @@ func shardCount(name, v string) (int, error) {
 	return n, nil
 }
 
+// shardReadsOwnRuns says whether a shard of this run needs no other
+// shard's runs, so that its saved inspections bring its own runs only
+// (spec.Env.MemberOnly, calibrate.Config.ShardOwnRuns): one file on both
+// sides brings the runs (--inspections, no run paths), every valid run is
+// sampled (no --sample) and no deep subset or escalation is drawn over
+// the whole sample. Each shard then reads another shard's line for its
+// run_id only, and merge recomputes the content hash and the composition
+// over the union (README "Performance": 64 shards cost about 2x one
+// unsharded run instead of 10x).
+func (o *runOptions) shardReadsOwnRuns() bool {
+	return o.shardCount > 1 && o.Light == o.Deep && len(o.Paths) == 0 && o.Sample == 0 &&
+		o.DeepSample == 0 && o.DeepFraction == 0 && o.DeepSubset == "" &&
+		o.Escalation.TargetAgreement == 0 && o.Escalation.Escalate == ""
+}
+
 // shardMember tells whether a run id belongs to shard i of n (nil when
 // n <= 1: every run), so that a saved-inspections file decodes only the
 // lines of its shard's runs (saved.LoadShard) and 64 shards do about the

@@ -19,7 +19,12 @@ func Kind() spec.Kind {
 	return spec.Kind{Name: "saved", Usage: "saved:FILE",
 		Open: func(ctx context.Context, path string, env spec.Env) (spec.Opened, error) {
 			load := LoadContext
-			if env.Member != nil {
+			switch {
+			case env.Member != nil && env.MemberOnly:
+				load = func(ctx context.Context, path string) (*Inspector, []inspection.Run, error) {
+					return LoadMembers(ctx, path, env.Member)
+				}
+			case env.Member != nil:
 				load = func(ctx context.Context, path string) (*Inspector, []inspection.Run, error) {
 					return LoadShard(ctx, path, env.Member)
 				}

@@ -20,14 +20,14 @@ func TestLimitsAreExact(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := load(context.Background(), path, limits{line: len(line), file: int64(len(data))}, nil); err != nil {
+	if _, _, err := load(context.Background(), path, limits{line: len(line), file: int64(len(data))}, selection{}); err != nil {
 		t.Errorf("at both limits: %v", err)
 	}
-	if _, _, err := load(context.Background(), path, limits{line: len(line), file: int64(len(data) - 1)}, nil); err == nil ||
+	if _, _, err := load(context.Background(), path, limits{line: len(line), file: int64(len(data) - 1)}, selection{}); err == nil ||
 		!strings.Contains(err.Error(), fmt.Sprintf("longer than %d bytes", len(data)-1)) {
 		t.Errorf("one byte over the file limit: %v", err)
 	}
-	in, _, err := load(context.Background(), path, limits{line: len(line) - 1, file: 1 << 20}, nil)
+	in, _, err := load(context.Background(), path, limits{line: len(line) - 1, file: 1 << 20}, selection{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func Load(path string) (*Inspector, []inspection.Run, error) {
 // ends (the error wraps ctx.Err(); a pipe waiting for its writer is given
 // up at once).
 func LoadContext(ctx context.Context, path string) (*Inspector, []inspection.Run, error) {
-	return load(ctx, path, defaultLimits, nil)
+	return load(ctx, path, defaultLimits, selection{})
 }
 
 // LoadShard is LoadContext for one shard of a job (`run --shard i/n`):
@@ -154,14 +154,52 @@ func LoadContext(ctx context.Context, path string) (*Inspector, []inspection.Run
 // is the unsharded one. A line skim cannot read is decoded as without
 // shards. Inspect of another shard's run fails with ErrNotSaved.
 func LoadShard(ctx context.Context, path string, member func(runID string) bool) (*Inspector, []inspection.Run, error) {
-	return load(ctx, path, defaultLimits, member)
+	return load(ctx, path, defaultLimits, selection{member: member})
 }
 
-// load reads path (see LoadContext); member, when not nil, selects the
-// runs whose lines are decoded (LoadShard). (long: one pass over the
-// lines, where each line's outcome (decoded, skimmed, bad, duplicate)
+// LoadMembers is LoadShard for a shard that needs no other shard's runs
+// (spec.Env.MemberOnly: every valid run is sampled and no deep subset is
+// drawn over the whole sample). The lines of other shards' runs are read
+// for their run_id only (lineRunID) and left out: the runs, the
+// fingerprint, Covers, RunIDs and Unattributed are those of the shard's
+// own runs, plus the rejected lines that name no run, which every shard
+// lists alike. A file in which no line names one of the shard's runs is
+// not an error (the shard has no work) unless it holds no line at all
+// with a run id. Reading a line costs about a tenth of decoding it, so
+// that 64 shards together do little more than one unsharded run (README
+// "Performance").
+func LoadMembers(ctx context.Context, path string, member func(runID string) bool) (*Inspector, []inspection.Run, error) {
+	return load(ctx, path, defaultLimits, selection{member: member, only: true})
+}
+
+// selection is which runs a load decodes: every one (member nil), the
+// members' (member), and with only the members' alone (the others' lines
+// left out rather than skimmed).
+type selection struct {
+	member func(runID string) bool
+	only   bool
+	// last and lastIn remember the membership of the last run id asked
+	// (a run's lines are mostly next to each other).
+	last   []byte
+	lastIn bool
+}
+
+// in says whether run id is a member (every run is when member is nil).
+func (s *selection) in(id []byte) bool {
+	if s.member == nil {
+		return true
+	}
+	if s.last == nil || !bytes.Equal(id, s.last) {
+		s.last, s.lastIn = append(s.last[:0], id...), s.member(string(id))
+	}
+	return s.lastIn
+}
+
+// load reads path (see LoadContext); sel selects the runs whose lines are
+// decoded (LoadShard, LoadMembers). (long: one pass over the lines, where
+// each line's outcome (decoded, skimmed, left out, bad, duplicate)
 // updates the same counters and limits.)
-func load(ctx context.Context, path string, lim limits, member func(string) bool) (*Inspector, []inspection.Run, error) {
+func load(ctx context.Context, path string, lim limits, sel selection) (*Inspector, []inspection.Run, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
@@ -171,6 +209,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 	entries := make(map[string]*entry, sizeHint(f))
 	var order []string // the run ids as first seen: sorted already in most files
 	decoded := 0
+	others := 0 // lines of other shards' runs left out (LoadMembers)
 	bad := map[key]error{}
 	var unattributed []string
 	var keep arena // the runs' lines, for their content hashes
@@ -191,6 +230,10 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		}
 		if !ok {
 			unattributed = append(unattributed, strings.TrimPrefix(err.Error(), "saved: "))
+			return
+		}
+		if sel.only && !sel.in([]byte(id)) {
+			others++
 			return
 		}
 		e := entryOf(id)
@@ -228,8 +271,13 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 		if len(line) == 0 {
 			continue
 		}
-		if member != nil {
-			if id, depth, system, ok := skim(line); ok && !member(id) {
+		if sel.only {
+			if id, ok := lineRunID(line); ok && !sel.in(id) {
+				others++
+				continue
+			}
+		} else if sel.member != nil {
+			if id, depth, system, ok := skim(line); ok && !sel.in([]byte(id)) {
 				e, k := entryOf(id), depthIndex(inspection.Depth(depth))
 				if e.raw[k] == nil {
 					e.raw[k] = keep.copy(line)
@@ -244,6 +292,10 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 				err = bom
 			}
 			reject(lineNo, line, false, err)
+			continue
+		}
+		if sel.only && !sel.in([]byte(insp.RunID)) {
+			others++
 			continue
 		}
 		e := entryOf(insp.RunID)
@@ -276,7 +328,7 @@ func load(ctx context.Context, path string, lim limits, member func(string) bool
 			e.addMetadata(fmt.Sprintf("%s:%d", path, lineNo), line)
 		}
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 && others == 0 {
 		if len(unattributed) > 0 {
 			return nil, nil, fmt.Errorf("saved: %s: no inspections; first rejected line: %s", path, unattributed[0])
 		}

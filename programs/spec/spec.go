@@ -58,6 +58,11 @@ type Env struct {
 	// shard (run --shard i/n): a source that brings its own runs may skip
 	// decoding the lines of other shards' runs. nil: every run.
 	Member func(runID string) bool
+	// MemberOnly is true when the job needs no other shard's runs (every
+	// valid run is sampled and no deep subset is drawn over the whole
+	// sample): a source that brings its own runs then brings Member's
+	// only, and reads no more of another shard's line than its run_id.
+	MemberOnly bool
 	// Open opens a member spec of a composite kind (Kind.Members) as the
 	// command opens any spec, so that one spec used twice is one
 	// inspector.
