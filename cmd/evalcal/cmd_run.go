@@ -86,8 +86,8 @@ type runOptions struct {
 	shardSource            string // where Shard came from (shardFromFlag)
 	// ownRuns is set by run when a shard needs no other shard's runs
 	// (shardReadsOwnRuns): a saved file then brings the shard's runs only.
-	ownRuns bool
-	retriesGiven           bool
+	ownRuns      bool
+	retriesGiven bool
 }
 
 // maxBins bounds --bins, checked before any allocation (--shard is
