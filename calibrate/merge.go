@@ -161,7 +161,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
 		}
 	}
-	slices.SortStableFunc(sample, func(a, b report.SampleRun) int { return cmp.Compare(a.ID, b.ID) })
+	sample = sortedByID(sample, func(s *report.SampleRun) string { return s.ID })
 	if own {
 		if err := whole.check(sample); err != nil {
 			return nil, err
@@ -169,7 +169,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	} else if h := reportSampleHash(sample); h != first.Inputs.ContentHash {
 		return nil, fmt.Errorf("merge: the shards' sampled runs (%d) are not the sample their inputs.content_hash names: a shard report lists runs of another job or was edited", len(sample))
 	}
-	slices.SortStableFunc(data.Comparisons, func(a, b comparator.Comparison) int { return cmp.Compare(a.RunID, b.RunID) })
+	data.Comparisons = sortedByID(data.Comparisons, func(c *comparator.Comparison) string { return c.RunID })
 	slices.SortStableFunc(data.Failures, func(a, b inspection.Failure) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)), cmp.Compare(a.Repeat, b.Repeat))
 	})
@@ -192,6 +192,27 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	Fill(merged, data)
 	fin.apply(merged)
 	return merged, nil
+}
+
+// sortedByID returns s stably sorted by id: through a permutation of
+// indices, so that large elements (a comparison is some 300 bytes) are
+// moved once, not at every step of the sort (a merge of 100,000 runs
+// spent a tenth of its CPU sorting); s as it is when already sorted, as
+// one shard's lists are.
+func sortedByID[T any](s []T, id func(*T) string) []T {
+	if slices.IsSortedFunc(s, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) }) {
+		return s
+	}
+	perm := make([]int32, len(s))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return cmp.Compare(id(&s[a]), id(&s[b])) })
+	out := make([]T, len(s))
+	for i, p := range perm {
+		out[i] = s[p]
+	}
+	return out
 }
 
 func depthRank(d inspection.Depth) int {

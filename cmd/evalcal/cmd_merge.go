@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -81,6 +82,7 @@ func (o *mergeOptions) validate() error {
 
 // mergeRun is evalcal merge's body, after validate.
 func mergeRun(ctx context.Context, o *mergeOptions) error {
+	defer tuneGC(os.Getenv, rootFS())() // merge holds every run as run does
 	gs, err := parseGates(o.Requires, report.Report{}, o.Baseline != "")
 	if err != nil {
 		return err

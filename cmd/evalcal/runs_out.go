@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/report"
 )
 
@@ -60,7 +61,8 @@ func (o *outputOptions) checkRuns(cmd string, inputs ...string) error {
 // ".runs.jsonl" for its extension when the report is YAML or JSON, goes
 // to a file and its sample has more than report.RunsFileThreshold runs
 // (the whole sample's, for a shard: merge then reads the shards' runs
-// files, much faster than their YAML).
+// files, much faster than their YAML; n times its own for a shard that
+// read its own runs only).
 func (o *outputOptions) runsPath(rep *report.Report) string {
 	switch o.RunsOut {
 	case "", runsOutNone:
@@ -68,6 +70,13 @@ func (o *outputOptions) runsPath(rep *report.Report) string {
 	case runsOutAuto:
 		f := canonicalFormat(o.Format)
 		sampled := max(len(rep.Sample.Runs), rep.Sample.Composition.Sampled)
+		if rep.Inputs.ShardScope == report.ShardScopeOwn {
+			// The shard knows its own part only: the whole is about n
+			// times it (membership is by a hash of the run id).
+			if _, n, err := calibrate.ParseShard(rep.Inputs.Shard); err == nil {
+				sampled *= n
+			}
+		}
 		if !o.toFile() || (f != "yaml" && f != "json") || sampled <= report.RunsFileThreshold {
 			return ""
 		}
