@@ -395,6 +395,13 @@ func (p *pipeline) result(runs []inspection.Run, outcomes []runOutcome) Result {
 	res.Calls = res.Cost.Light.Calls + res.Cost.Deep.Calls
 	res.CacheHits = res.Cost.Light.CacheHits + res.Cost.Deep.CacheHits
 	res.BudgetStopped = p.budget.hasStopped()
+	paired := 0 // sized once: appending a million 800-byte pairs kept up to twice their memory
+	for _, o := range outcomes {
+		if len(o.insp[0]) > 0 && len(o.insp[1]) > 0 {
+			paired++
+		}
+	}
+	res.Pairs = make([]Pair, 0, paired)
 	for i, o := range outcomes {
 		if o.interrupted {
 			res.Interrupted++
