@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -246,87 +245,72 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 			bad[key{id, depth}] = err
 		}
 	}
-	lr := lines.NewReader(f, lim.line, lim.file)
-	lineNo := 0
-	for {
-		raw, long, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		lineNo++
-		if err == nil {
-			err = checkContext(ctx, lineNo)
-		}
-		switch {
-		case errors.Is(err, lines.ErrFileTooLong):
-			return nil, nil, fmt.Errorf("saved: %s: longer than %d bytes (at line %d)", path, lim.file, lineNo)
-		case err != nil:
-			return nil, nil, fmt.Errorf("saved: read %s:%d: %w", path, lineNo, inputfile.ReadError(ctx, err))
-		}
-		if long {
-			reject(lineNo, raw, true, fmt.Errorf("line longer than %d bytes", lim.line))
-			continue
-		}
-		line := bytes.TrimSpace(raw)
-		if len(line) == 0 {
-			continue
-		}
-		if sel.only {
-			if id, ok := lineRunID(line); ok && !sel.in(id) {
-				others++
-				continue
+	err = eachParsedLine(ctx, f, lim, sel, func(pl *parsedLine) error {
+		lineNo, line := pl.no, pl.line
+		switch pl.kind {
+		case lineBlank:
+			return nil
+		case lineLong:
+			reject(lineNo, line, true, fmt.Errorf("line longer than %d bytes", lim.line))
+			return nil
+		case lineOther:
+			others++
+			return nil
+		case lineSkimmed:
+			e, k := entryOf(pl.id), depthIndex(inspection.Depth(pl.depth))
+			if e.raw[k] == nil {
+				e.raw[k] = keep.copy(line)
 			}
-		} else if sel.member != nil {
-			if id, depth, system, ok := skim(line); ok && !sel.in([]byte(id)) {
-				e, k := entryOf(id), depthIndex(inspection.Depth(depth))
-				if e.raw[k] == nil {
-					e.raw[k] = keep.copy(line)
-				}
-				e.name(k, system)
-				continue
-			}
+			e.name(k, pl.system)
+			return nil
 		}
-		insp, err := parseLine(line)
-		if err != nil {
-			if bom := byteOrderMarkError(line, lineNo); bom != nil {
-				err = bom
-			}
-			reject(lineNo, line, false, err)
-			continue
+		insp := pl.insp
+		if pl.err != nil {
+			reject(lineNo, line, false, pl.err)
+			return nil
 		}
 		if sel.only && !sel.in([]byte(insp.RunID)) {
 			others++
-			continue
+			return nil
 		}
 		e := entryOf(insp.RunID)
 		k := depthIndex(insp.Depth)
 		if e.insp[k] != nil || bad[key{insp.RunID, insp.Depth}] != nil && e.line[k] > 0 {
 			reject(lineNo, line, false, fmt.Errorf("run %s: %s inspection already given at line %d", insp.RunID, insp.Depth, e.line[k]))
 			e.insp[k] = nil
-			continue
+			return nil
 		}
 		if o := e.insp[1-k]; o != nil && o.System != "" && insp.System != "" && o.System != insp.System {
 			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID,
 				&inspection.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)}))
-			continue
+			return nil
 		}
 		if bad[key{insp.RunID, insp.Depth}] != nil {
-			continue // an earlier line for this pair was rejected
+			return nil // an earlier line for this pair was rejected
 		}
-		p, err := inclusionProbability(line)
-		if err != nil {
-			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID, err))
-			continue
+		if pl.piErr != nil {
+			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID, pl.piErr))
+			return nil
 		}
-		if p != nil {
-			e.pi = p
+		if pl.pi != nil {
+			e.pi = pl.pi
 		}
 		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, keep.copy(line)
 		decoded++
-		e.name(k, lineSystem(line, &insp))
-		if mayHoldKey(line, "metadata") { // decoding every line again took a tenth of the CPU at 100k runs
-			e.addMetadata(fmt.Sprintf("%s:%d", path, lineNo), line)
+		e.name(k, pl.named)
+		if pl.hasMd {
+			e.addMetadata(fmt.Sprintf("%s:%d", path, lineNo), pl.md, pl.mdSkip, pl.mdErr)
 		}
+		return nil
+	})
+	var le *lineError
+	switch {
+	case errors.As(err, &le) && errors.Is(le.err, lines.ErrFileTooLong):
+		return nil, nil, fmt.Errorf("saved: %s: longer than %d bytes (at line %d)", path, lim.file, le.no)
+	case errors.As(err, &le):
+		return nil, nil, fmt.Errorf("saved: read %s:%d: %w", path, le.no, inputfile.ReadError(ctx, le.err))
+	case err != nil:
+		return nil, nil, err
 	}
 	if len(entries) == 0 && others == 0 {
 		if len(unattributed) > 0 {
@@ -372,19 +356,13 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	return in, runs, nil
 }
 
-// addMetadata reads the `metadata` object of a line found at where
-// ("file:line") into the run's. A field that is not a string, number or
+// addMetadata adds the `metadata` object of a line found at where
+// ("file:line"), as MetadataFromJSON read it (md, what it skipped, or why
+// it could not), to the run's. A field that is not a string, number or
 // boolean, a metadata value that is not an object, and a field another
 // line of the run gives another value are warnings on the run, naming
 // where and the field; the first line's value is kept.
-func (e *entry) addMetadata(where string, line []byte) {
-	var v struct {
-		Metadata json.RawMessage `json:"metadata"`
-	}
-	if json.Unmarshal(line, &v) != nil {
-		return
-	}
-	md, skipped, err := inspection.MetadataFromJSON(v.Metadata)
+func (e *entry) addMetadata(where string, md inspection.Metadata, skipped []inspection.MetadataSkip, err error) {
 	if err != nil {
 		e.warn = append(e.warn, fmt.Sprintf("%s: %v: skipped", where, err))
 		return
