@@ -74,6 +74,8 @@ func Fill(rep *report.Report, data Data) {
 	rep.Cost = withPerRun(data.Cost)
 	rep.Recommendations = advisor.Advise(advisor.Input{Comparisons: data.Comparisons, Stats: st,
 		LightSpec: rep.Inputs.Light.Spec, DeepSpec: rep.Inputs.Deep.Spec})
+	rep.RecommendationsNote = ""
+	rep.Derive()
 	rep.Warnings = append([]string{}, st.Warnings...)
 	rep.Warnings = append(rep.Warnings, sliceWarnings(rep.Slices)...)
 	if rep.Partial {

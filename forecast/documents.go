@@ -22,10 +22,15 @@ type CallsDocument struct {
 	AsOf        string       `yaml:"as_of" json:"as_of"`
 	Calls       string       `yaml:"calls" json:"calls"`
 	Prices      string       `yaml:"prices" json:"prices"`
-	Groups      []GroupScore `yaml:"groups" json:"groups"`
-	Passports   []Passport   `yaml:"passports" json:"passports"`
-	Tampered    []CallRef    `yaml:"tampered" json:"tampered"`
-	Unsealed    int          `yaml:"unsealed" json:"unsealed"`
+	// Resolved counts the resolved calls over every group and
+	// LowestCalibration names the group with the lowest measured
+	// calibration (absent when none was measured); see Derive.
+	Resolved          int          `yaml:"resolved" json:"resolved"`
+	LowestCalibration *Lowest      `yaml:"lowest_calibration,omitempty" json:"lowest_calibration,omitempty"`
+	Groups            []GroupScore `yaml:"groups" json:"groups"`
+	Passports         []Passport   `yaml:"passports" json:"passports"`
+	Tampered          []CallRef    `yaml:"tampered" json:"tampered"`
+	Unsealed          int          `yaml:"unsealed" json:"unsealed"`
 	// SealedV2 and SealedV1 count the calls by seal version;
 	// UnsealedIgnored the unsealed calls that do not count.
 	SealedV2        int              `yaml:"sealed_v2" json:"sealed_v2"`

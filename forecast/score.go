@@ -98,9 +98,12 @@ type ScoreReport struct {
 	// can be reproduced.
 	CommandLine []string      `yaml:"command_line" json:"command_line"`
 	Options     ReportOptions `yaml:"options" json:"options"`
-	Groups      []ScoredGroup `yaml:"groups" json:"groups"`
-	BadLines    BadLines      `yaml:"bad_lines" json:"bad_lines"`
-	Warnings    []string      `yaml:"warnings" json:"warnings"`
+	// LowestCalibration is the group with the lowest measured
+	// calibration (see Derive); absent when none was measured.
+	LowestCalibration *Lowest       `yaml:"lowest_calibration,omitempty" json:"lowest_calibration,omitempty"`
+	Groups            []ScoredGroup `yaml:"groups" json:"groups"`
+	BadLines          BadLines      `yaml:"bad_lines" json:"bad_lines"`
+	Warnings          []string      `yaml:"warnings" json:"warnings"`
 	// Trend compares the groups with a baseline document (score
 	// --baseline); absent without one.
 	Trend *ScoreTrend `yaml:"trend,omitempty" json:"trend,omitempty"`
@@ -416,7 +419,7 @@ func (s *Scorer) ScoreReportContext(ctx context.Context) (ScoreReport, error) {
 	if err != nil {
 		return ScoreReport{}, err
 	}
-	return ScoreReport{
+	doc := ScoreReport{
 		SchemaVersion: ScoreSchemaVersion,
 		Inputs:        []ScoreInput{},
 		CommandLine:   []string{},
@@ -424,7 +427,9 @@ func (s *Scorer) ScoreReportContext(ctx context.Context) (ScoreReport, error) {
 		Groups:        groups,
 		BadLines:      BadLines{Lines: []BadLine{}},
 		Warnings:      warnings,
-	}, nil
+	}
+	doc.Derive()
+	return doc, nil
 }
 
 // reportDigits is the number of decimal places a report keeps: the

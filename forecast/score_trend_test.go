@@ -71,3 +71,27 @@ func TestScoreTrendCalibrationClampedHasAReason(t *testing.T) {
 		t.Errorf("clamped calibration change = %+v, want a reason and no number", c)
 	}
 }
+
+// Derive names the lowest measured calibration (the first of a tie),
+// sums the calls' resolved counts, and keeps what a document already says.
+func TestDeriveFillsTheLowestCalibrationAndTheResolvedCalls(t *testing.T) {
+	c := func(x float64) *float64 { return &x }
+	s := ScoreReport{Groups: []ScoredGroup{{Key: "a", Calibration: c(80)}, {Key: "b"}, {Key: "c", Calibration: c(40)}, {Key: "d", Calibration: c(40)}}}
+	s.Derive()
+	if l := s.LowestCalibration; l == nil || l.Group != "c" || l.Calibration != 40 {
+		t.Errorf("score: lowest %+v, want c at 40", l)
+	}
+	s.LowestCalibration = &Lowest{Group: "kept", Calibration: 1}
+	if s.Derive(); s.LowestCalibration.Group != "kept" {
+		t.Errorf("score: Derive replaced the document's field")
+	}
+	none := ScoreReport{Groups: []ScoredGroup{{Key: "b"}}}
+	if none.Derive(); none.LowestCalibration != nil {
+		t.Errorf("score: lowest %+v with no calibration measured", none.LowestCalibration)
+	}
+	d := CallsDocument{Groups: []GroupScore{{Agent: "x", Season: "q1", Resolved: 3}, {Agent: "y", Season: "q2", Resolved: 6, Calibration: c(55.5)}}}
+	d.Derive()
+	if d.Resolved != 9 || d.LowestCalibration == nil || d.LowestCalibration.Group != "y q2" || d.LowestCalibration.Calibration != 55.5 {
+		t.Errorf("calls: resolved %d, lowest %+v; want 9 and y q2 at 55.5", d.Resolved, d.LowestCalibration)
+	}
+}

@@ -221,7 +221,8 @@ var precisionRules = []precisionRule{
 	{"trend.agreement.**", Percent},
 	{"trend.mean_delta.**", Percent},
 	// The 0-100 calibration score and its changes: forecast.calibration,
-	// groups[].calibration (score and calls documents),
+	// groups[].calibration and lowest_calibration.calibration (score and
+	// calls documents),
 	// trend.calibration.*, trend.groups[].calibration.*.
 	{"calibration", Percent},
 	{"calibration.**", Percent},

@@ -172,6 +172,7 @@ func TestPrecisionOfKeyTable(t *testing.T) {
 		"mean_score_delta.runtime_fidelity.ccc.ci95.lower":             Statistic,
 		"forecast.calibration":                                         Percent,
 		"groups.calibration":                                           Percent,
+		"lowest_calibration.calibration":                               Percent,
 		"trend.calibration.ci95.upper":                                 Percent,
 		"trend.groups.calibration.difference":                          Percent,
 		"trend.agreement.difference":                                   Percent,
@@ -264,9 +265,9 @@ var precisionSpec = map[reflect.Type]map[Precision][]string{
 		},
 	},
 	reflect.TypeFor[forecast.ScoreReport](): {
-		Percent: {"groups.calibration", "trend.groups.calibration.{before,now,difference,ci95.lower,ci95.upper}"},
+		Percent: {"groups.calibration", "lowest_calibration.calibration", "trend.groups.calibration.{before,now,difference,ci95.lower,ci95.upper}"},
 	},
-	reflect.TypeFor[forecast.CallsDocument](): {Percent: {"groups.calibration"}},
+	reflect.TypeFor[forecast.CallsDocument](): {Percent: {"groups.calibration", "lowest_calibration.calibration"}},
 	reflect.TypeFor[forecast.GateDocument]():  {},
 }
 

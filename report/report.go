@@ -81,9 +81,14 @@ type Report struct {
 	// --perturb); absent otherwise.
 	Perturbations []Perturbation `yaml:"perturbations,omitempty" json:"perturbations,omitempty"`
 	// Cost is what each side's inspections cost.
-	Cost            Cost                     `yaml:"cost" json:"cost"`
+	Cost Cost `yaml:"cost" json:"cost"`
+	// Recommendations are in priority order (priority 1 first).
 	Recommendations []advisor.Recommendation `yaml:"recommendations" json:"recommendations"`
-	Warnings        []string                 `yaml:"warnings" json:"warnings"`
+	// RecommendationsNote says, when the recommendations carry expected
+	// impacts of both kinds (tested estimates and upper bounds), which
+	// carry which (advisor.RankingNote; see Derive); absent otherwise.
+	RecommendationsNote string   `yaml:"recommendations_note,omitempty" json:"recommendations_note,omitempty"`
+	Warnings            []string `yaml:"warnings" json:"warnings"`
 	// Trend compares this report with a baseline report (run --baseline);
 	// absent without one.
 	Trend *Trend `yaml:"trend,omitempty" json:"trend,omitempty"`

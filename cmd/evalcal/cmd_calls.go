@@ -217,13 +217,15 @@ func (o *callsOptions) document(ctx context.Context, rep forecast.CallReport, pr
 		}
 		inputs = append(inputs, forecast.ScoreInput{Path: p, SHA256: sum})
 	}
-	return forecast.CallsDocument{
+	doc := forecast.CallsDocument{
 		SchemaVersion: forecast.CallsSchemaVersion, GeneratedBy: "evalcal " + version, Inputs: inputs, CommandLine: withoutOutputFlag(o.args),
 		AsOf: o.asOf.Format(time.RFC3339Nano), Calls: o.Calls, Prices: o.Prices,
 		Groups: orEmpty(rep.Groups), Passports: orEmpty(rep.Passports), Tampered: orEmpty(rep.Tampered),
 		Unsealed: rep.Unsealed, SealedV2: rep.SealedV2, SealedV1: rep.SealedV1, UnsealedIgnored: rep.UnsealedIgnored,
 		BadLines: orEmpty(append(priceBad, rep.BadLines...)), Warnings: orEmpty(rep.Warnings),
-	}, nil
+	}
+	doc.Derive()
+	return doc, nil
 }
 
 // countedCalls is the number of counted calls over all groups.

@@ -234,6 +234,7 @@ func renderDocument(ctx context.Context, data []byte, dir, format string) ([]byt
 			return nil, fmt.Errorf("%w: calls document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
 				reportio.ErrNewerSchema, doc.SchemaVersion, forecast.CallsSchemaVersion)
 		}
+		doc.Derive() // a document written before resolved and lowest_calibration gains them here
 		v := render.CallsViewOf(&doc)
 		switch format {
 		case "markdown", "md":

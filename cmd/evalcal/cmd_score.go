@@ -314,6 +314,7 @@ func parseScoreDocument(data []byte) (*forecast.ScoreReport, error) {
 		return nil, fmt.Errorf("%w: score document schema_version %d, this evalcal reads up to %d; upgrade evalcal to read it",
 			reportio.ErrNewerSchema, doc.SchemaVersion, forecast.ScoreSchemaVersion)
 	}
+	doc.Derive() // a document written before lowest_calibration gains it here
 	return &doc, nil
 }
 

@@ -111,6 +111,7 @@ func TestRecommendationsSectionLabelsTestedAndUpperBoundImpacts(t *testing.T) {
 		{Priority: 1, Rule: "threshold", Target: "cuts", ExpectedImpact: advisor.Impact{CurrentPercent: 70, AgreementPercent: 80, GainPoints: 10, Basis: advisor.BasisCrossValidated}},
 		{Priority: 2, Rule: "cluster", Target: "check", ExpectedImpact: advisor.Impact{CurrentPercent: 70, AgreementPercent: 100, GainPoints: 30, Basis: advisor.BasisResolved}},
 	}}
+	r.Derive() // as calibrate.Fill does
 	b, err := render.Markdown(r)
 	if err != nil {
 		t.Fatal(err)

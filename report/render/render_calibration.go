@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/evalcal/evalcal/advisor"
@@ -323,18 +322,17 @@ func optUSD(x *float64) string {
 	return fmtUSD(*x)
 }
 
-// recommendationSection lists the recommendations by priority, each with
-// the agreement it would reach.
+// recommendationSection lists the recommendations in the document's
+// order (by priority), each with the agreement it would reach, then the
+// document's note on their two kinds of expected impact.
 func recommendationSection(r *report.Report) section {
 	s := section{ID: "recommendations", Heading: "Recommendations"}
 	if len(r.Recommendations) == 0 {
 		s.Blocks = append(s.Blocks, block{Text: "None."})
 		return s
 	}
-	recs := append(r.Recommendations[:0:0], r.Recommendations...)
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Priority < recs[j].Priority })
 	var items []string
-	for _, rec := range recs {
+	for _, rec := range r.Recommendations {
 		im := rec.ExpectedImpact
 		cur, agr := fmtPercent(im.CurrentPercent), fmtPercent(im.AgreementPercent)
 		if im.CurrentCI95 != nil && im.AgreementCI95 != nil {
@@ -348,8 +346,8 @@ func recommendationSection(r *report.Report) section {
 		items = append(items, item+")."+report.TestClause(rec.Test))
 	}
 	s.Blocks = append(s.Blocks, block{Items: items})
-	if note := advisor.RankingNote(recs); note != "" {
-		s.Blocks = append(s.Blocks, block{Text: note})
+	if r.RecommendationsNote != "" {
+		s.Blocks = append(s.Blocks, block{Text: r.RecommendationsNote})
 	}
 	return s
 }

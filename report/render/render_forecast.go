@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
@@ -24,16 +23,7 @@ func ScoreMarkdown(doc *forecast.ScoreReport) ([]byte, error) {
 
 func scorePage(doc *forecast.ScoreReport, plots bool) page {
 	p := page{Title: "evalcal forecast scores by " + doc.Options.By}
-	weakest, weakestKey := math.Inf(1), ""
-	for _, g := range doc.Groups {
-		if g.Calibration != nil && *g.Calibration < weakest {
-			weakest, weakestKey = *g.Calibration, g.Key
-		}
-	}
-	lead := fmt.Sprintf("%s by %s", plural(len(doc.Groups), "group", "groups"), doc.Options.By)
-	if weakestKey != "" {
-		lead += fmt.Sprintf(" · lowest calibration %s (%s)", fmtScore(weakest), weakestKey)
-	}
+	lead := fmt.Sprintf("%s by %s", plural(len(doc.Groups), "group", "groups"), doc.Options.By) + lowestClause(doc.LowestCalibration)
 	if doc.BadLines.Count > 0 {
 		lead += " · " + plural(doc.BadLines.Count, "bad line", "bad lines")
 	}
@@ -203,6 +193,8 @@ type CallsView struct {
 	AsOf      string
 	Calls     string
 	Prices    string
+	Resolved  int
+	Lowest    *forecast.Lowest
 	Groups    []forecast.GroupScore
 	Passports []forecast.Passport
 	Tampered  []forecast.CallRef
@@ -215,7 +207,7 @@ type CallsView struct {
 
 // CallsViewOf is the part of a calls document the calls renderers read.
 func CallsViewOf(doc *forecast.CallsDocument) CallsView {
-	return CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Groups: doc.Groups, Passports: doc.Passports,
+	return CallsView{AsOf: doc.AsOf, Calls: doc.Calls, Prices: doc.Prices, Resolved: doc.Resolved, Lowest: doc.LowestCalibration, Groups: doc.Groups, Passports: doc.Passports,
 		Tampered: doc.Tampered, Unsealed: doc.Unsealed, BadLines: doc.BadLines, Warnings: doc.Warnings,
 		Composite: doc.Composite, Gates: doc.Gates}
 }
@@ -229,20 +221,13 @@ func CallsMarkdown(v CallsView) ([]byte, error) { return writeMarkdown(callsPage
 
 func callsPage(v CallsView) page {
 	p := page{Title: "evalcal trading calls as of " + v.AsOf}
-	resolved, weakest, weakestKey := 0, math.Inf(1), ""
 	t := table{Header: []string{"agent", "season", "counted", "resolved", "right", "wrong", "pending", "refused", "Brier", "calibration (0-100)"}}
 	for _, g := range v.Groups {
-		resolved += g.Resolved
-		if g.Calibration != nil && *g.Calibration < weakest {
-			weakest, weakestKey = *g.Calibration, g.Agent+" "+g.Season
-		}
 		t.Rows = append(t.Rows, []string{g.Agent, g.Season, fmtCount(g.Counted), fmtCount(g.Resolved), fmtCount(g.Right),
 			fmtCount(g.Wrong), fmtCount(g.Pending), fmtCount(g.Refused), optStat(g.Brier, ""), optScore(g.Calibration, g.Reason)})
 	}
-	lead := fmt.Sprintf("%s in %s", plural(resolved, "resolved call", "resolved calls"), plural(len(v.Groups), "agent-season", "agent-seasons"))
-	if weakestKey != "" {
-		lead += fmt.Sprintf(" · lowest calibration %s (%s)", fmtScore(weakest), weakestKey)
-	}
+	lead := fmt.Sprintf("%s in %s", plural(v.Resolved, "resolved call", "resolved calls"), plural(len(v.Groups), "agent-season", "agent-seasons")) +
+		lowestClause(v.Lowest)
 	if len(v.Tampered) > 0 || v.Unsealed > 0 {
 		lead += fmt.Sprintf(" · %d tampered, %d unsealed", len(v.Tampered), v.Unsealed)
 	}
@@ -278,4 +263,13 @@ func callsPage(v CallsView) page {
 		{ID: "inputs", Heading: "Inputs", Blocks: []block{{Items: []string{"calls: " + v.Calls, "prices: " + v.Prices, "as of: " + v.AsOf}}}},
 	}...)
 	return p
+}
+
+// lowestClause is the first line's " · lowest calibration S (GROUP)", or
+// nothing when no group's calibration was measured.
+func lowestClause(l *forecast.Lowest) string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf(" · lowest calibration %s (%s)", fmtScore(l.Calibration), l.Group)
 }

@@ -152,6 +152,7 @@ func ParseReport(data []byte) (*report.Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
+	r.Derive() // a report written before a derived field gains it here
 	return &r, nil
 }
 
