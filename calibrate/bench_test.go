@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/inspection"
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 )
@@ -87,7 +87,7 @@ func BenchmarkCalibrateScaling(b *testing.B) {
 				if len(rep.Comparisons) != s.runs {
 					b.Fatalf("%d comparisons, want %d", len(rep.Comparisons), s.runs)
 				}
-				if err := report.WriteYAML(io.Discard, rep); err != nil {
+				if err := reportenc.WriteYAML(io.Discard, rep); err != nil {
 					b.Fatal(err)
 				}
 			}

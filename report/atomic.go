@@ -1,8 +1,11 @@
 // Package report holds the calibration report's data model, its schema and
-// its encoders (YAML canonical, JSON). The Markdown and HTML renderers are
-// report/render, the reader that validates a report file against the
-// schema is report/reportio: a program that only computes reports (as
-// calibrate does) links neither plotting nor a JSON Schema validator.
+// its precision rule. The streaming encoders that write it (YAML
+// canonical, JSON; the runs file) are internal/reportenc, the Markdown and
+// HTML renderers report/render, and the reader that validates a report
+// file against the schema report/reportio: a program that only computes
+// reports (as calibrate does) links neither plotting nor a JSON Schema
+// validator. A program outside this module encodes a Report with yaml.v3
+// or encoding/json: the same keys and order, with floats unrounded.
 package report
 
 import (

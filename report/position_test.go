@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/pairwise"
 	"github.com/evalcal/evalcal/perturb"
 	. "github.com/evalcal/evalcal/report"
@@ -13,6 +14,7 @@ import (
 	"github.com/evalcal/evalcal/report/reporttest"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/statistician"
+	"github.com/google/go-cmp/cmp"
 )
 
 // positionFixture is the fixture report with a position section and two
@@ -47,7 +49,7 @@ func positionFixture(t *testing.T) *Report {
 // and the Markdown and HTML reports show them.
 func TestPositionSectionsReadBackAndRender(t *testing.T) {
 	r := positionFixture(t)
-	for format, enc := range map[string]func(any) ([]byte, error){"yaml": EncodeYAML, "json": EncodeJSON} {
+	for format, enc := range map[string]func(any) ([]byte, error){"yaml": reportenc.EncodeYAML, "json": reportenc.EncodeJSON} {
 		first, err := enc(r)
 		if err != nil {
 			t.Fatal(err)
@@ -64,7 +66,7 @@ func TestPositionSectionsReadBackAndRender(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(first, second) {
-			t.Errorf("%s: re-encoding differs:\n%s", format, LineDiff(second, first))
+			t.Errorf("%s: re-encoding differs (-first +second):\n%s", format, cmp.Diff(string(first), string(second)))
 		}
 	}
 	md, err := render.Markdown(r)

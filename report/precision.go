@@ -13,7 +13,8 @@ import (
 
 // Precision is how many digits the document encoder writes for a floating
 // point number. Every document evalcal writes (run, merge, score, calls,
-// gate) follows one rule, applied by WriteYAML and WriteJSON when they
+// gate) follows one rule, applied by the document encoders
+// (internal/reportenc: WriteYAML, WriteJSON) when they
 // write; the value in memory is not changed.
 //
 // The rule, in order (the first that applies wins):
@@ -257,6 +258,14 @@ func PrecisionOf(path string) Precision {
 	return classifyKeys(strings.Split(path, "."))
 }
 
+// PrecisionOfKeys is PrecisionOf of the path's keys, root first (the
+// encoders' call: they keep the keys as they walk).
+func PrecisionOfKeys(keys []string) Precision { return classifyKeys(keys) }
+
+// IsExact reports whether t is one of the exact types of the precision
+// rule (see Precision): every number inside a value of t is Exact.
+func IsExact(t reflect.Type) bool { return exactTypes[t] }
+
 // classifyKeys applies precisionRules to a key path.
 func classifyKeys(keys []string) Precision {
 	for _, r := range compiledRules {
@@ -465,49 +474,6 @@ func roundDecimal(x float64, bitSize, sig, decimals int) float64 {
 		r = -r
 	}
 	return r
-}
-
-// appendYAMLFloat writes x as yaml.v3 writes a float (strconv 'g', shortest,
-// at the value's own bit size).
-func appendYAMLFloat(b []byte, x float64, bitSize int) []byte {
-	switch {
-	case math.IsInf(x, 1):
-		return append(b, ".inf"...)
-	case math.IsInf(x, -1):
-		return append(b, "-.inf"...)
-	case math.IsNaN(x):
-		return append(b, ".nan"...)
-	}
-	return strconv.AppendFloat(b, x, 'g', -1, bitSize)
-}
-
-// appendJSONFloat writes a finite x as encoding/json writes a float: like
-// ES6's number to string, 'f' between 1e-6 and 1e21, else 'e' with the
-// exponent unpadded.
-func appendJSONFloat(b []byte, x float64, bitSize int) []byte {
-	abs := math.Abs(x)
-	format := byte('f')
-	if abs != 0 {
-		if bitSize == 64 && (abs < 1e-6 || abs >= 1e21) || bitSize == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
-			format = 'e'
-		}
-	}
-	start := len(b)
-	b = strconv.AppendFloat(b, x, format, -1, bitSize)
-	if format == 'e' {
-		n := len(b)
-		if n-start >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-// appendPValue writes x, already rounded to 3 significant digits, as
-// d.dde±XX (valid in YAML and JSON alike).
-func appendPValue(b []byte, x float64) []byte {
-	return strconv.AppendFloat(b, x, 'e', 2, 64)
 }
 
 // The display rule: how the Markdown and HTML documents, and the summary

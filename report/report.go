@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-
 	"github.com/evalcal/evalcal/advisor"
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/gates"
@@ -303,33 +301,4 @@ type Invalid struct {
 	ID     string `yaml:"id" json:"id"`
 	Path   string `yaml:"path,omitempty" json:"path,omitempty"`
 	Reason string `yaml:"reason" json:"reason"`
-}
-
-// YAML renders the report as YAML with two-space indentation.
-func (r *Report) YAML() ([]byte, error) { return EncodeYAML(r) }
-
-// JSON renders the report as indented JSON.
-func (r *Report) JSON() ([]byte, error) { return EncodeJSON(r) }
-
-// EncodeYAML renders any document (the calibration report, a score,
-// calls or gate document) as YAML with two-space indentation; key order
-// is the structs' field order. It is WriteYAML into memory: the figures
-// follow the precision rule (see Precision); prefer WriteYAML to a file
-// or stdout for large documents.
-func EncodeYAML(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := WriteYAML(&buf, v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// EncodeJSON renders any document as indented JSON with a final newline.
-// It is WriteJSON into memory (see Precision for the figures).
-func EncodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

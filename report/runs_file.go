@@ -52,9 +52,13 @@ type runsSection struct {
 	list func(r *Report) reflect.Value
 }
 
-// addressesSection is the name of the recommendations' addresses, the one
-// listing per recommendation (its lines carry the recommendation's index).
-const addressesSection = "recommendations.addresses"
+// RunsFileAddresses is the name of the recommendations' addresses, the
+// one listing per recommendation (its lines carry the recommendation's
+// index).
+const RunsFileAddresses = "recommendations.addresses"
+
+// addressesSection is RunsFileAddresses.
+const addressesSection = RunsFileAddresses
 
 // runsSections are the per-run listings, in the runs file's order.
 var runsSections = []runsSection{
@@ -98,13 +102,26 @@ func RunsFileSections() []string {
 	return append(names, addressesSection)
 }
 
+// RunsFileListing is the listing name (one of RunsFileSections but
+// RunsFileAddresses) of r, as an addressable slice: invalid when the
+// section holding it is absent (trend without --baseline) or the name is
+// not a listing.
+func RunsFileListing(r *Report, name string) reflect.Value {
+	for _, s := range runsSections {
+		if s.name == name {
+			return s.list(r)
+		}
+	}
+	return reflect.Value{}
+}
+
 func field[T any](p *[]T) reflect.Value { return reflect.ValueOf(p).Elem() }
 
-// withoutRuns returns a copy of r whose per-run listings are emptied (the
+// WithoutRuns returns a copy of r whose per-run listings are emptied (the
 // first RunsFileKeptDisagreements disagreements stay when the comparisons
 // go), sharing nothing
 // that it changes with r: r itself is not modified.
-func withoutRuns(r *Report) *Report {
+func WithoutRuns(r *Report) *Report {
 	c := *r
 	if r.Escalation != nil {
 		e := *r.Escalation

@@ -101,7 +101,7 @@ func readRunsLines(ctx context.Context, f io.Reader, path string, rf *RunsFile) 
 	var size int64
 	var long []byte
 	for n := 1; ; n++ {
-		if n%cancelEvery == 0 {
+		if n%readCancelEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, fmt.Errorf("report: runs file %s: %w", path, err)
 			}
@@ -196,3 +196,7 @@ func splitRunsLine(line []byte) (name string, index int, item []byte, ok bool) {
 	item, found = bytes.CutSuffix(item, []byte("}\n"))
 	return name, index, item, found
 }
+
+// readCancelEvery is how many runs-file lines the reader reads between
+// looks at its context.
+const readCancelEvery = 256

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/report/reporttest"
@@ -37,11 +38,11 @@ func fullListingsReport() *report.Report {
 
 func encodeBoth(t *testing.T, r *report.Report) (string, string) {
 	t.Helper()
-	y, err := r.YAML()
+	y, err := reportenc.EncodeYAML(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := r.JSON()
+	j, err := reportenc.EncodeJSON(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +59,12 @@ func TestRunsFileRoundTrip(t *testing.T) {
 	}
 	wantY, wantJ := encodeBoth(t, r)
 	dir := t.TempDir()
-	small, err := report.SplitRuns(context.Background(), r, filepath.Join(dir, "r.runs.jsonl"), "r.runs.jsonl")
+	small, err := reportenc.SplitRuns(context.Background(), r, filepath.Join(dir, "r.runs.jsonl"), "r.runs.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if y, j := encodeBoth(t, r); y != wantY || j != wantJ {
-		t.Fatal("report.SplitRuns modified the report it was given")
+		t.Fatal("reportenc.SplitRuns modified the report it was given")
 	}
 	if len(small.Comparisons) != 0 || len(small.Sample.Runs) != 0 || len(small.Disagreements) != report.RunsFileKeptDisagreements ||
 		len(small.Recommendations[0].Addresses) != 0 || len(small.Escalation.Runs) != 0 || len(small.Trend.RunsOnlyBefore) != 0 {
@@ -89,7 +90,10 @@ func TestRunsFileRoundTrip(t *testing.T) {
 	for _, f := range []struct {
 		name       string
 		full, part func() ([]byte, error)
-	}{{"yaml", r.YAML, small.YAML}, {"json", r.JSON, small.JSON}} {
+	}{
+		{"yaml", func() ([]byte, error) { return reportenc.EncodeYAML(r) }, func() ([]byte, error) { return reportenc.EncodeYAML(small) }},
+		{"json", func() ([]byte, error) { return reportenc.EncodeJSON(r) }, func() ([]byte, error) { return reportenc.EncodeJSON(small) }},
+	} {
 		wantY, wantJ := encodeBoth(t, parseDoc(t, f.full))
 		back := parseDoc(t, f.part)
 		if back.RunsFile == nil || back.RunsFile.Path != "r.runs.jsonl" {
@@ -125,7 +129,7 @@ func TestRunsFileRefused(t *testing.T) {
 	r := fullListingsReport()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.runs.jsonl")
-	small, err := report.SplitRuns(context.Background(), r, path, "r.runs.jsonl")
+	small, err := reportenc.SplitRuns(context.Background(), r, path, "r.runs.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reporttest"
 )
 
 func TestReportWithTrendAndGatesMatchesSchema(t *testing.T) {
 	r := reporttest.Fixture(0)
-	b, err := r.JSON()
+	b, err := reportenc.EncodeJSON(r)
 	if err != nil {
 		t.Fatal(err)
 	}

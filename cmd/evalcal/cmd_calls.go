@@ -11,7 +11,7 @@ import (
 
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report/render"
 )
 
@@ -314,7 +314,7 @@ func orEmpty[T any](s []T) []T {
 // encodeForecastDocument renders v as YAML (2-space indent) or indented JSON.
 func encodeForecastDocument(v any, format string) ([]byte, error) {
 	if format == "json" {
-		return report.EncodeJSON(v)
+		return reportenc.EncodeJSON(v)
 	}
-	return report.EncodeYAML(v)
+	return reportenc.EncodeYAML(v)
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evalcal/evalcal/calibrate"
-	"github.com/evalcal/evalcal/report"
+	"github.com/evalcal/evalcal/internal/reportenc"
 )
 
 // planOptions are evalcal plan's flags and argument.
@@ -100,9 +100,9 @@ func planRun(ctx context.Context, o *planOptions) error {
 	case "markdown", "md":
 		data = doc.Markdown()
 	case "json":
-		data, err = report.EncodeJSON(doc)
+		data, err = reportenc.EncodeJSON(doc)
 	default:
-		data, err = report.EncodeYAML(doc)
+		data, err = reportenc.EncodeYAML(doc)
 	}
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)

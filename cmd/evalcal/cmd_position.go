@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/pairwise"
-	"github.com/evalcal/evalcal/report"
 )
 
 // positionOptions are evalcal position's flags.
@@ -216,9 +216,9 @@ func positionRun(ctx context.Context, o *positionOptions) error {
 	case "markdown", "md":
 		data = positionMarkdown(&doc)
 	case "json":
-		data, err = report.EncodeJSON(doc)
+		data, err = reportenc.EncodeJSON(doc)
 	default:
-		data, err = report.EncodeYAML(doc)
+		data, err = reportenc.EncodeYAML(doc)
 	}
 	if err != nil {
 		return fmt.Errorf("position: %w", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/evalcal/evalcal/calibrate"
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/programs/panel"
 	"github.com/evalcal/evalcal/rank"
 	"github.com/evalcal/evalcal/report"
@@ -218,9 +219,9 @@ func rankEncoder(format string, doc *rank.Document) func(w io.Writer) error {
 		case "html":
 			data, err = render.RankHTML(doc)
 		case "json":
-			data, err = report.EncodeJSON(doc)
+			data, err = reportenc.EncodeJSON(doc)
 		default:
-			data, err = report.EncodeYAML(doc)
+			data, err = reportenc.EncodeYAML(doc)
 		}
 		if err != nil {
 			return fmt.Errorf("rank: %w", err)

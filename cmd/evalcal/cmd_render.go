@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/render"
 	"github.com/evalcal/evalcal/report/reportio"
@@ -22,8 +23,8 @@ var renderFormats = map[string]func(*report.Report) ([]byte, error){
 	"markdown": render.Markdown,
 	"md":       render.Markdown,
 	"html":     render.HTML,
-	"json":     (*report.Report).JSON,
-	"yaml":     (*report.Report).YAML,
+	"json":     func(r *report.Report) ([]byte, error) { return reportenc.EncodeJSON(r) },
+	"yaml":     func(r *report.Report) ([]byte, error) { return reportenc.EncodeYAML(r) },
 }
 
 // renderOptions are evalcal render's flags and arguments.

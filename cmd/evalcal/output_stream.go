@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/render"
 )
 
 // reportEncoder returns the function that writes rep in format: YAML and
-// JSON as they are encoded (report.WriteYAMLContext, WriteJSONContext:
+// JSON as they are encoded (reportenc.WriteYAMLContext, WriteJSONContext:
 // memory does not grow with the document, and ctx stops them), Markdown
 // and HTML rendered first (they are a page, not the per-run listing). A
 // ctx done before or while it writes is its error, so that an interrupted
@@ -32,9 +33,9 @@ func encodeReport(ctx context.Context, w io.Writer, format string, rep *report.R
 	var page func(*report.Report) ([]byte, error)
 	switch format {
 	case "yaml":
-		return report.WriteYAMLContext(ctx, w, rep)
+		return reportenc.WriteYAMLContext(ctx, w, rep)
 	case "json":
-		return report.WriteJSONContext(ctx, w, rep)
+		return reportenc.WriteJSONContext(ctx, w, rep)
 	case "markdown", "md":
 		page = render.Markdown
 	case "html":

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/evalcal/evalcal/calibrate"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 )
 
@@ -101,7 +102,7 @@ func (o *outputOptions) splitRuns(ctx context.Context, rep *report.Report) (*rep
 			recorded = rel
 		}
 	}
-	return report.SplitRuns(ctx, rep, path, recorded)
+	return reportenc.SplitRuns(ctx, rep, path, recorded)
 }
 
 // relativeTo is path relative to dir when it lies in dir or below it.

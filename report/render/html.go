@@ -6,6 +6,7 @@ import (
 	"html/template"
 
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 )
 
@@ -24,7 +25,7 @@ func HTML(r *report.Report) ([]byte, error) {
 	if r == nil {
 		return nil, fmt.Errorf("report: html: nil report")
 	}
-	r, err := report.Rounded(r)
+	r, err := reportenc.Rounded(r)
 	if err != nil {
 		return nil, fmt.Errorf("report: html: %w", err)
 	}

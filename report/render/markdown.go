@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
 )
@@ -136,7 +137,7 @@ func Markdown(r *report.Report) ([]byte, error) {
 	}
 	// Rendered from the report as its document says it (the precision
 	// rule), so run --format markdown and render of the YAML agree.
-	r, err := report.Rounded(r)
+	r, err := reportenc.Rounded(r)
 	if err != nil {
 		return nil, fmt.Errorf("report: markdown: %w", err)
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/rank"
-	"github.com/evalcal/evalcal/report"
 )
 
 // RankMarkdown renders a ranking document (evalcal rank) as Markdown: the
@@ -35,7 +35,7 @@ func rankPage(doc *rank.Document, plots bool) (page, error) {
 	if doc == nil {
 		return page{}, fmt.Errorf("report: rank: nil document")
 	}
-	doc, err := report.Rounded(doc)
+	doc, err := reportenc.Rounded(doc)
 	if err != nil {
 		return page{}, fmt.Errorf("report: rank: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/report/reporttest"
@@ -140,7 +141,7 @@ func TestSectionsComeInTheOrderAReaderNeeds(t *testing.T) {
 
 func TestRenderersAreDeterministicAcrossYAMLRoundTrip(t *testing.T) {
 	r := reporttest.Fixture(0)
-	y, err := r.YAML()
+	y, err := reportenc.EncodeYAML(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reporttest"
 	"github.com/google/go-cmp/cmp"
@@ -137,7 +138,7 @@ func TestParseReportRefusesTruncatedReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if js, err = r.JSON(); err != nil {
+	if js, err = reportenc.EncodeJSON(r); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 100, len(js) / 2, len(js) - 3} {
@@ -158,7 +159,7 @@ func TestParseReportByteOrderMark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := want.JSON()
+	j, err := reportenc.EncodeJSON(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func FuzzParseReport(f *testing.F) {
 			return
 		}
 		// What was accepted is a report: it writes and reads back.
-		js, err := r.JSON()
+		js, err := reportenc.EncodeJSON(r)
 		if err != nil {
 			t.Fatalf("accepted report does not encode: %v", err)
 		}
@@ -287,10 +288,10 @@ func FuzzParseReport(f *testing.F) {
 func TestReadReportReadsYAMLAndJSON(t *testing.T) {
 	r := reporttest.Fixture(0)
 	dir := t.TempDir()
-	y, _ := r.YAML()
-	j, _ := r.JSON()
+	y, _ := reportenc.EncodeYAML(r)
+	j, _ := reportenc.EncodeJSON(r)
 	// A document is read back as written: with the precision rule applied.
-	rounded, err := report.Rounded(r)
+	rounded, err := reportenc.Rounded(r)
 	if err != nil {
 		t.Fatal(err)
 	}

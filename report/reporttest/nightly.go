@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/gates"
+	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician/aggregate"
 )
@@ -20,9 +21,9 @@ func WriteNightly(t testing.TB, dir string) {
 		var b []byte
 		var err error
 		if json {
-			b, err = r.JSON()
+			b, err = reportenc.EncodeJSON(r)
 		} else {
-			b, err = r.YAML()
+			b, err = reportenc.EncodeYAML(r)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package report
+package reportenc
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/evalcal/evalcal/report"
 )
 
 // The JSON encoder writes what json.MarshalIndent(v, "", "  ") writes
@@ -309,7 +311,7 @@ func (e *jsonEncoder) array(v reflect.Value) error {
 }
 
 func (e *jsonEncoder) structValue(v reflect.Value) error {
-	if exactTypes[v.Type()] {
+	if report.IsExact(v.Type()) {
 		e.path.exact++
 		defer func() { e.path.exact-- }()
 	}

@@ -1,4 +1,4 @@
-package report
+package reportenc
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/evalcal/evalcal/report"
 
 	"gopkg.in/yaml.v3"
 
@@ -126,13 +128,13 @@ func goldenDocuments(t *testing.T) []goldenDocument {
 		glob string
 		new  func() any
 	}{
-		{"../testdata/run/*.golden", func() any { return new(Report) }},
-		{"../testdata/render/synthetic.yaml", func() any { return new(Report) }},
-		{"../testdata/score/*.golden", func() any { return new(forecast.ScoreReport) }},
-		{"../testdata/render/score.yaml", func() any { return new(forecast.ScoreReport) }},
-		{"../testdata/calls/*.golden.*", func() any { return new(forecast.CallsDocument) }},
-		{"../testdata/render/calls.yaml", func() any { return new(forecast.CallsDocument) }},
-		{"../testdata/gate/*.golden.*", func() any { return new(forecast.GateDocument) }},
+		{"../../testdata/run/*.golden", func() any { return new(Report) }},
+		{"../../testdata/render/synthetic.yaml", func() any { return new(Report) }},
+		{"../../testdata/score/*.golden", func() any { return new(forecast.ScoreReport) }},
+		{"../../testdata/render/score.yaml", func() any { return new(forecast.ScoreReport) }},
+		{"../../testdata/calls/*.golden.*", func() any { return new(forecast.CallsDocument) }},
+		{"../../testdata/render/calls.yaml", func() any { return new(forecast.CallsDocument) }},
+		{"../../testdata/gate/*.golden.*", func() any { return new(forecast.GateDocument) }},
 	}
 	var docs []goldenDocument
 	for _, k := range kinds {

@@ -1,4 +1,12 @@
-package report
+// Package reportenc writes evalcal's documents (the calibration report,
+// score, calls, gate, rank, position and plan documents) as YAML and JSON:
+// streaming encoders whose key order is the structs' field order, and
+// whose floats follow the report's precision rule (report.Precision).
+// It is internal to the module: the commands and the report's readers and
+// renderers call it; a library user encodes a report.Report with yaml.v3
+// or encoding/json (same keys, unrounded floats) or, inside this module,
+// with WriteYAML and WriteJSON. See docs/ARCHITECTURE.md.
+package reportenc
 
 import (
 	"bufio"
@@ -9,13 +17,15 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/evalcal/evalcal/report"
 )
 
 // WriteYAML writes any document (the calibration report, a score, calls
 // or gate document) to w as YAML with two-space indentation, key order
 // the structs' field order and map keys sorted: byte for byte what
 // yaml.v3 (Encoder.SetIndent(2)) writes for the same value, except that
-// every float follows the precision rule (see Precision), -0 is written 0,
+// every float follows the precision rule (see report.Precision), -0 is written 0,
 // and map keys that yaml.v3's order leaves tied (strings differing only
 // in invalid UTF-8) are ordered by their bytes instead of at random.
 //
@@ -43,7 +53,7 @@ func WriteYAMLContext(ctx context.Context, w io.Writer, v any) error {
 // WriteJSON writes any document to w as indented JSON with a final
 // newline: byte for byte what json.MarshalIndent(v, "", "  ") followed by
 // "\n" writes for the same value, except that every float follows the
-// precision rule (see Precision) and -0 is written 0. It writes as it
+// precision rule (see report.Precision) and -0 is written 0. It writes as it
 // walks the value, so memory does not grow with the document. A NaN or
 // infinite float is refused with an error naming its field path.
 func WriteJSON(w io.Writer, v any) error {
@@ -61,7 +71,7 @@ func WriteJSONContext(ctx context.Context, w io.Writer, v any) error {
 const cancelEvery = 256
 
 // Rounded returns a copy of the document v as its reader sees it: every
-// float rounded by the precision rule (see Precision), exactly as
+// float rounded by the precision rule (see report.Precision), exactly as
 // WriteYAML and WriteJSON write it. A renderer that shows a report both
 // from memory (run --format markdown) and from its file (render) renders
 // Rounded(r), so that both agree digit for digit. Rounding is
@@ -105,7 +115,7 @@ type docPath struct {
 	marks  []int
 	// exact counts the enclosing values of an exact type.
 	exact int
-	cache map[string]Precision
+	cache map[string]report.Precision
 }
 
 // maxClassCache bounds the class cache; documents with more distinct key
@@ -138,16 +148,16 @@ func (p *docPath) pop() {
 func (p *docPath) depth() int { return len(p.elems) }
 
 // class is the precision of a number at the current path.
-func (p *docPath) class() Precision {
+func (p *docPath) class() report.Precision {
 	if p.exact > 0 {
-		return Exact
+		return report.Exact
 	}
 	if c, ok := p.cache[string(p.joined)]; ok {
 		return c
 	}
-	c := classifyKeys(p.keys)
+	c := report.PrecisionOfKeys(p.keys)
 	if p.cache == nil {
-		p.cache = map[string]Precision{}
+		p.cache = map[string]report.Precision{}
 	}
 	if len(p.cache) < maxClassCache {
 		p.cache[string(p.joined)] = c
@@ -196,14 +206,14 @@ func (p *docPath) appendFloat(b []byte, x float64, bitSize int, json, round bool
 	}
 	class := p.class()
 	switch class {
-	case PValue:
-		return appendPValue(b, RoundFloat(x, PValue, bitSize)), nil
-	case Exact:
+	case report.PValue:
+		return appendPValue(b, report.RoundFloat(x, report.PValue, bitSize)), nil
+	case report.Exact:
 		if x == 0 {
 			x = 0 // no -0
 		}
 	default:
-		x = RoundFloat(x, class, bitSize)
+		x = report.RoundFloat(x, class, bitSize)
 		bitSize = 64 // the rounded decimal is a float64
 	}
 	if json {
@@ -218,4 +228,27 @@ func newBufferedWriter(w io.Writer) *bufio.Writer {
 		return bw
 	}
 	return bufio.NewWriterSize(w, 64<<10)
+}
+
+// EncodeYAML renders any document (the calibration report, a score,
+// calls or gate document) as YAML with two-space indentation; key order
+// is the structs' field order. It is WriteYAML into memory: the figures
+// follow the precision rule (see report.Precision); prefer WriteYAML to a file
+// or stdout for large documents.
+func EncodeYAML(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// EncodeJSON renders any document as indented JSON with a final newline.
+// It is WriteJSON into memory (see report.Precision for the figures).
+func EncodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

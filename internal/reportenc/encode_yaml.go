@@ -1,4 +1,4 @@
-package report
+package reportenc
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/evalcal/evalcal/report"
 	"gopkg.in/yaml.v3"
 )
 
@@ -206,7 +207,7 @@ func (e *yamlEncoder) openBlock(p yamlPlace) (first []byte, inner int) {
 // structBlock writes a struct as a block mapping, or {} when every field
 // is omitted.
 func (e *yamlEncoder) structBlock(v reflect.Value, p yamlPlace) error {
-	if exactTypes[v.Type()] {
+	if report.IsExact(v.Type()) {
 		e.path.exact++
 		defer func() { e.path.exact-- }()
 	}

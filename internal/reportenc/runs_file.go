@@ -1,4 +1,4 @@
-package report
+package reportenc
 
 import (
 	"bufio"
@@ -10,16 +10,18 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/evalcal/evalcal/report"
 )
 
 // SplitRuns writes r's per-run listings to the runs file path (atomically:
-// see WriteFileAtomicFunc) and returns the report to write in r's place:
+// see report.WriteFileAtomicFunc) and returns the report to write in r's place:
 // a copy of r without them, whose RunsFile names the file as recorded
 // (the path the report should give, see RunsFile.Path) with its SHA-256.
 // r is not modified. The same r gives the same bytes, whatever wrote it.
-func SplitRuns(ctx context.Context, r *Report, path, recorded string) (*Report, error) {
-	var rf RunsFile
-	err := WriteFileAtomicFunc(path, func(w io.Writer) error {
+func SplitRuns(ctx context.Context, r *report.Report, path, recorded string) (*report.Report, error) {
+	var rf report.RunsFile
+	err := report.WriteFileAtomicFunc(path, func(w io.Writer) error {
 		var err error
 		rf, err = WriteRunsFile(ctx, w, r)
 		return err
@@ -28,46 +30,48 @@ func SplitRuns(ctx context.Context, r *Report, path, recorded string) (*Report, 
 		return nil, fmt.Errorf("report: write runs file %s: %w", path, err)
 	}
 	rf.Path = recorded
-	out := withoutRuns(r)
+	out := report.WithoutRuns(r)
 	out.RunsFile = &rf
 	return out, nil
 }
 
 // WriteRunsFile writes r's per-run listings to w as a runs file (see
-// RunsFile) and returns its description, Path left empty. Every float
+// report.RunsFile) and returns its description, Path left empty. Every float
 // follows the precision rule at the listing's path in the report, so an
 // item reads back as it would from the report itself. ctx is checked
 // every cancelEvery lines.
-func WriteRunsFile(ctx context.Context, w io.Writer, r *Report) (RunsFile, error) {
+func WriteRunsFile(ctx context.Context, w io.Writer, r *report.Report) (report.RunsFile, error) {
 	h := sha256.New()
 	cw := &byteCounter{w: io.MultiWriter(w, h)}
 	out := bufio.NewWriterSize(cw, 256<<10)
 	l := &runsLineWriter{ctx: ctx, out: out, sections: map[string]int{},
 		enc: &jsonEncoder{ctx: ctx, out: out, round: true, compact: true, structs: map[reflect.Type][]jsonField{}}}
-	for _, s := range runsSections {
-		v := s.list(r)
+	for _, name := range report.RunsFileSections() {
+		keys := strings.Split(name, ".")
+		if name == report.RunsFileAddresses {
+			for k, rec := range r.Recommendations {
+				for _, id := range rec.Addresses {
+					if err := l.line(name, k, keys, reflect.ValueOf(id)); err != nil {
+						return report.RunsFile{}, err
+					}
+				}
+			}
+			continue
+		}
+		v := report.RunsFileListing(r, name)
 		if !v.IsValid() {
 			continue
 		}
-		keys := strings.Split(s.name, ".")
 		for i := range v.Len() {
-			if err := l.line(s.name, -1, keys, v.Index(i)); err != nil {
-				return RunsFile{}, err
-			}
-		}
-	}
-	keys := strings.Split(addressesSection, ".")
-	for k, rec := range r.Recommendations {
-		for _, id := range rec.Addresses {
-			if err := l.line(addressesSection, k, keys, reflect.ValueOf(id)); err != nil {
-				return RunsFile{}, err
+			if err := l.line(name, -1, keys, v.Index(i)); err != nil {
+				return report.RunsFile{}, err
 			}
 		}
 	}
 	if err := out.Flush(); err != nil {
-		return RunsFile{}, err
+		return report.RunsFile{}, err
 	}
-	return RunsFile{SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: cw.n, Lines: l.lines, Sections: l.sections}, nil
+	return report.RunsFile{SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: cw.n, Lines: l.lines, Sections: l.sections}, nil
 }
 
 // runsLineWriter writes a runs file's lines.

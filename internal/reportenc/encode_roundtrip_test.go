@@ -1,10 +1,11 @@
-package report_test
+package reportenc_test
 
 import (
 	"bytes"
 	"reflect"
 	"testing"
 
+	. "github.com/evalcal/evalcal/internal/reportenc"
 	. "github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/render"
 	"github.com/evalcal/evalcal/report/reportio"

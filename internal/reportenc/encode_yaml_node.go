@@ -1,4 +1,4 @@
-package report
+package reportenc
 
 import (
 	"encoding"
@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/evalcal/evalcal/report"
 	"gopkg.in/yaml.v3"
 )
 
@@ -159,7 +160,7 @@ func (e *yamlEncoder) mapNode(v reflect.Value) (*yaml.Node, error) {
 }
 
 func (e *yamlEncoder) structNode(v reflect.Value) (*yaml.Node, error) {
-	if exactTypes[v.Type()] {
+	if report.IsExact(v.Type()) {
 		e.path.exact++
 		defer func() { e.path.exact-- }()
 	}

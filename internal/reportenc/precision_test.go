@@ -1,4 +1,4 @@
-package report
+package reportenc
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	. "github.com/evalcal/evalcal/report"
 
 	"gopkg.in/yaml.v3"
 
@@ -28,7 +30,7 @@ import (
 // value must equal the reference exactly (tolerance 0), and the text must
 // be the class's syntax.
 func TestRoundFloatMatchesPythonDecimal(t *testing.T) {
-	data, err := os.ReadFile("../testdata/reference/precision/round_ref.json")
+	data, err := os.ReadFile("../../testdata/reference/precision/round_ref.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report_test
+package reportenc_test
 
 // The encoder tests that need a report built by report/reporttest or read
 // back by report/reportio: both import report, so these are external
@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/forecast"
+	. "github.com/evalcal/evalcal/internal/reportenc"
 	. "github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reportio"
 	"github.com/evalcal/evalcal/report/reporttest"
@@ -104,7 +105,7 @@ func TestEmptyReliabilityBinsAreNull(t *testing.T) {
 	if empty == 0 {
 		t.Skip("the fixture has no empty bin")
 	}
-	y, err := r.YAML()
+	y, err := EncodeYAML(r)
 	if err != nil {
 		t.Fatal(err)
 	}

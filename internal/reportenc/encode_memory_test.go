@@ -1,4 +1,4 @@
-package report_test
+package reportenc_test
 
 import (
 	"bytes"
@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
+	. "github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/internal/testutil"
-	. "github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reporttest"
 
 	"gopkg.in/yaml.v3"

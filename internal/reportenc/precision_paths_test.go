@@ -1,9 +1,11 @@
-package report
+package reportenc
 
 import (
 	"reflect"
 	"sort"
 	"strings"
+
+	. "github.com/evalcal/evalcal/report"
 )
 
 // floatKeyPaths lists every float a document of type t can hold, by key
@@ -21,12 +23,12 @@ func floatKeyPaths(t reflect.Type) map[string]Precision {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		if exactTypes[t] {
+		if IsExact(t) {
 			exact = true
 		}
 		switch t.Kind() {
 		case reflect.Float32, reflect.Float64:
-			class := classifyKeys(keys)
+			class := PrecisionOfKeys(keys)
 			if exact {
 				class = Exact
 			}
