@@ -13,7 +13,6 @@ import (
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // clusterBiasFixture is 102 runs of 12 systems named like models over 17
@@ -112,7 +111,7 @@ func near(t *testing.T, what string, got, want float64) {
 	}
 }
 
-func checkClustered(t *testing.T, what string, c aggregate.ClusteredRate, want refClustered) {
+func checkClustered(t *testing.T, what string, c report.ClusteredRate, want refClustered) {
 	t.Helper()
 	if c.CI95 == nil || c.DF == nil || c.EffectiveN == nil || c.DesignEffect == nil || c.Percent == nil {
 		t.Fatalf("%s: %+v has no interval", what, c)
@@ -209,7 +208,7 @@ func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 		t.Fatalf("estimate cluster design %+v", e)
 	}
 	for name, set := range map[string]struct {
-		got  aggregate.EstimateSet
+		got  report.EstimateSet
 		want map[string]refEstimate
 	}{"pass_rate": {e.PassRate, re.PassRate}, "runtime_fidelity": {e.RuntimeFidelity, re.RuntimeFidelity},
 		"task_effectiveness": {e.TaskEffectiveness, re.TaskEffectiveness}} {
@@ -221,7 +220,7 @@ func TestClusterAndBiasSectionsMatchStatsmodelsAndClubSandwich(t *testing.T) {
 			t.Errorf("%s: the item-level estimates are still given under whole-cluster labelling", name)
 		}
 		near(t, name+".df", *c.DF, set.want["ppi"].DF)
-		for method, m := range map[string]aggregate.MethodEstimate{"classical": c.Classical, "ppi": c.PPI} {
+		for method, m := range map[string]report.MethodEstimate{"classical": c.Classical, "ppi": c.PPI} {
 			w := set.want[method]
 			if m.Point == nil || m.SE == nil || m.CI95 == nil {
 				t.Fatalf("%s.%s: %+v", name, method, m)

@@ -16,10 +16,10 @@ import (
 
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/saved"
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/runner"
 	"github.com/evalcal/evalcal/sampler"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // summeval is the real judge data of ../shared/real-judge-data/summeval
@@ -326,7 +326,7 @@ func TestRealDataCalibratedAndStratifiedPPI(t *testing.T) {
 // has none.
 type MethodEstimateRef struct{ lower, upper *float64 }
 
-func ref(m *aggregate.MethodEstimate) *MethodEstimateRef {
+func ref(m *report.MethodEstimate) *MethodEstimateRef {
 	if m == nil || m.Reason != "" || m.CI95 == nil {
 		return nil
 	}

@@ -46,25 +46,8 @@ func Fill(rep *report.Report, data Data) {
 	in.Clusters, unclustered = clusterMap(rep.Inputs.Cluster, data)
 	in.WholeClusters = rep.Inputs.DeepSubset != nil && rep.Inputs.DeepSubset.Policy == PolicyCluster
 	st := aggregate.ComputeAll(in, aggregate.Options{Bins: rep.Inputs.Bins})
-	rep.SampleSize = st.SampleSize
-	rep.AgreementRate = st.AgreementRate
-	rep.AgreementClustered = st.AgreementClustered
-	rep.AgreementBySystem = st.AgreementBySystem
+	rep.SetStatistics(st)
 	rep.Slices = slicesOf(data, rep.Inputs)
-	rep.Kappa = st.Kappa
-	rep.Leniency = st.Leniency
-	rep.AgreementRobust = &st.AgreementRobust
-	rep.Confusion = st.Confusion
-	rep.Confidence = st.Confidence
-	rep.Preliminary = st.Preliminary
-	rep.BiasDirection = st.BiasDirection
-	rep.ScoreCorrelation = st.ScoreCorrelation
-	rep.MeanScoreDelta = st.MeanScoreDelta
-	rep.DisagreementBreakdown = st.DisagreementBreakdown
-	rep.Forecast = st.Forecast
-	rep.Estimate = st.Estimate
-	rep.Repeatability = st.Repeatability
-	rep.Disagreements = st.Disagreements
 	rep.Comparisons = nonNil(data.Comparisons)
 	rep.LightOnly = data.LightOnly
 	rep.Inclusion = data.Inclusion

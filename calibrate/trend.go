@@ -65,11 +65,11 @@ func CompareReports(prev, cur *report.Report) report.Trend {
 
 // figures are the statistics a trend compares, of one report.
 type figures struct {
-	AgreementRate    aggregate.AgreementRate
-	Kappa            aggregate.KappaSection
-	MeanScoreDelta   aggregate.MeanScoreDelta
-	ScoreCorrelation aggregate.ScoreCorrelation
-	Forecast         aggregate.Forecast
+	AgreementRate    report.AgreementRate
+	Kappa            report.KappaSection
+	MeanScoreDelta   report.MeanScoreDelta
+	ScoreCorrelation report.ScoreCorrelation
+	Forecast         report.Forecast
 	// Comparisons are the per-run data the Brier difference's interval is
 	// computed from.
 	Comparisons []comparator.Comparison
@@ -88,7 +88,8 @@ func figuresOf(r *report.Report) figures {
 		return figures{AgreementRate: r.AgreementRate, Kappa: r.Kappa, MeanScoreDelta: r.MeanScoreDelta,
 			ScoreCorrelation: r.ScoreCorrelation, Forecast: r.Forecast, Comparisons: r.Comparisons, Recorded: true}
 	}
-	st := aggregate.Compute(r.Comparisons, aggregate.Options{Bins: r.Inputs.Bins})
+	var st report.Report
+	st.SetStatistics(aggregate.Compute(r.Comparisons, aggregate.Options{Bins: r.Inputs.Bins}))
 	return figures{AgreementRate: st.AgreementRate, Kappa: st.Kappa, MeanScoreDelta: st.MeanScoreDelta,
 		ScoreCorrelation: st.ScoreCorrelation, Forecast: st.Forecast, Comparisons: r.Comparisons}
 }
@@ -122,13 +123,13 @@ func withDifference(c report.Change, d float64, ci statistician.Interval) report
 // agreementChange is the difference of two agreement rates in percentage
 // points with Newcombe's hybrid score interval (Newcombe 1998, method 10;
 // statistician.NewcombeDifference).
-func agreementChange(prev, cur aggregate.AgreementRate) report.Change {
+func agreementChange(prev, cur report.AgreementRate) report.Change {
 	c := report.Change{Method: "Newcombe (1998) hybrid score interval, percentage points"}
 	if prev.N > 0 {
-		c.Before = f64(prev.Value())
+		c.Before = f64(aggregate.AgreementRate(prev).Value())
 	}
 	if cur.N > 0 {
-		c.Now = f64(cur.Value())
+		c.Now = f64(aggregate.AgreementRate(cur).Value())
 	}
 	d, err := statistician.NewcombeDifference(cur.Matches, cur.N, prev.Matches, prev.N, statistician.Z95)
 	if err != nil {
@@ -168,7 +169,7 @@ func missingSide(c report.Change) string {
 	return "the current report"
 }
 
-func meanDeltaChange(prev, cur aggregate.ScoreDelta) report.Change {
+func meanDeltaChange(prev, cur report.ScoreDelta) report.Change {
 	c := report.Change{Method: "Welch t interval of the difference of two means"}
 	if prev.N > 0 {
 		c.Before = f64(prev.Mean)
@@ -194,7 +195,7 @@ func meanDeltaChange(prev, cur aggregate.ScoreDelta) report.Change {
 //
 // with 1 = now and 2 = before (Zou, Psychological Methods 12:399-413,
 // 2007, eq. 15).
-func correlationChange(prev, cur aggregate.Correlation) report.Change {
+func correlationChange(prev, cur report.Correlation) report.Change {
 	c := report.Change{Method: "Zou (2007) interval from each Fisher-z interval"}
 	if prev.R != nil {
 		c.Before = f64(*prev.R)

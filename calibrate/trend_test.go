@@ -1,15 +1,14 @@
 package calibrate
 
 import (
-	"github.com/evalcal/evalcal/report"
 	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // R 4.2.2: x <- c(2.1,3.4,1.9,5.6,4.4); y <- c(1.0,0.5,2.2,1.8,0.9,1.4,2.5);
@@ -21,8 +20,8 @@ import (
 // distinguishable although the point estimates differ by 0.3.
 func TestCorrelationChangeMatchesZouInterval(t *testing.T) {
 	r1, r2 := 0.6, 0.3
-	cur := aggregate.Correlation{R: &r1, N: 50, CI95: &statistician.Interval{Lower: 0.386141193639051, Upper: 0.7526488623205274}}
-	prev := aggregate.Correlation{R: &r2, N: 60, CI95: &statistician.Interval{Lower: 0.04987461675846436, Upper: 0.5147150431593649}}
+	cur := report.Correlation{R: &r1, N: 50, CI95: &statistician.Interval{Lower: 0.386141193639051, Upper: 0.7526488623205274}}
+	prev := report.Correlation{R: &r2, N: 60, CI95: &statistician.Interval{Lower: 0.04987461675846436, Upper: 0.5147150431593649}}
 	got := correlationChange(prev, cur)
 	want := report.Change{Before: f64(0.3), Now: f64(0.6), Difference: f64(0.3),
 		CI95:   &statistician.Interval{Lower: -0.0030480800418604126, Upper: 0.5930262488404007},
@@ -35,7 +34,7 @@ func TestCorrelationChangeMatchesZouInterval(t *testing.T) {
 // Newcombe (1998) worked example: 56/70 - 48/80 = 0.2 with [0.0524,
 // 0.3339]; in percentage points, distinguishable.
 func TestAgreementChangeIsNewcombeInPoints(t *testing.T) {
-	got := agreementChange(aggregate.AgreementRate{Matches: 48, N: 80, Percent: ptr(60)}, aggregate.AgreementRate{Matches: 56, N: 70, Percent: ptr(80)})
+	got := agreementChange(report.AgreementRate{Matches: 48, N: 80, Percent: ptr(60)}, report.AgreementRate{Matches: 56, N: 70, Percent: ptr(80)})
 	if !got.Distinguishable || math.Abs(*got.Difference-20) > 1e-9 ||
 		cmp.Diff(statistician.Interval{Lower: 5.24, Upper: 33.39}, *got.CI95, cmpopts.EquateApprox(0, 0.006)) != "" {
 		t.Errorf("%+v ci %+v", got, got.CI95)

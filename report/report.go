@@ -39,20 +39,20 @@ type Report struct {
 	Gates                 []gates.GateRecord          `yaml:"gates,omitempty" json:"gates,omitempty"`
 	Inputs                Inputs                      `yaml:"inputs" json:"inputs"`
 	SampleSize            int                         `yaml:"sample_size" json:"sample_size"`
-	AgreementRate         aggregate.AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
-	AgreementClustered    aggregate.ClusteredRate     `yaml:"agreement_clustered" json:"agreement_clustered"`
-	AgreementBySystem     []aggregate.SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
-	Kappa                 aggregate.KappaSection      `yaml:"kappa" json:"kappa"`
-	Leniency              aggregate.Leniency          `yaml:"leniency" json:"leniency"`
-	AgreementRobust       *aggregate.RobustAgreement  `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
-	Confusion             aggregate.Confusion         `yaml:"confusion" json:"confusion"`
+	AgreementRate         AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
+	AgreementClustered    ClusteredRate     `yaml:"agreement_clustered" json:"agreement_clustered"`
+	AgreementBySystem     []SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
+	Kappa                 KappaSection      `yaml:"kappa" json:"kappa"`
+	Leniency              Leniency          `yaml:"leniency" json:"leniency"`
+	AgreementRobust       *RobustAgreement  `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
+	Confusion             Confusion         `yaml:"confusion" json:"confusion"`
 	Confidence            string                      `yaml:"confidence" json:"confidence"`
 	Preliminary           bool                        `yaml:"preliminary" json:"preliminary"`
 	BiasDirection         string                      `yaml:"bias_direction" json:"bias_direction"`
-	ScoreCorrelation      aggregate.ScoreCorrelation  `yaml:"score_correlation" json:"score_correlation"`
-	MeanScoreDelta        aggregate.MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
-	DisagreementBreakdown aggregate.Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
-	Forecast              aggregate.Forecast          `yaml:"forecast" json:"forecast"`
+	ScoreCorrelation      ScoreCorrelation  `yaml:"score_correlation" json:"score_correlation"`
+	MeanScoreDelta        MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
+	DisagreementBreakdown Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
+	Forecast              Forecast          `yaml:"forecast" json:"forecast"`
 	// Slices is the runs sliced by each --by field (system by default):
 	// per-slice agreement, kappa, leniency and pass rates, and the
 	// slices compared by deep's pass rate next to light's; absent only in
@@ -60,10 +60,10 @@ type Report struct {
 	Slices []segment.Field `yaml:"slices,omitempty" json:"slices,omitempty"`
 	// Estimate is what deep would say on every sampled run, from light on
 	// every run and deep on a subset; absent when deep ran on every run.
-	Estimate *aggregate.Estimate `yaml:"estimate,omitempty" json:"estimate,omitempty"`
+	Estimate *Estimate `yaml:"estimate,omitempty" json:"estimate,omitempty"`
 	// Repeatability is each side's agreement with itself (--repeat K > 1);
 	// absent otherwise.
-	Repeatability *aggregate.Repeatability `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
+	Repeatability *Repeatability `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
 	// Bias attributes light's errors against deep to the judged output's
 	// length, the judge's own model family and the slice; absent in
 	// reports of evalcal versions before issue 29.

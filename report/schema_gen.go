@@ -21,6 +21,9 @@ type schemaGen struct{ defs map[string]any }
 // schema published, for a type that moved to another package since, so
 // the public schema does not change with the code's layout.
 func publishedName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "report."); ok && sectionTypes[rest] {
+		return "aggregate." + rest
+	}
 	switch name {
 	case "inspection.Failure":
 		return "runner.Failure"
@@ -28,6 +31,18 @@ func publishedName(name string) string {
 		return "runner.Usage"
 	}
 	return name
+}
+
+// sectionTypes are the report's statistics section types (sections*.go),
+// published under the names they had when statistician/aggregate defined
+// them ("aggregate.AgreementRate").
+var sectionTypes = map[string]bool{
+	"AgreementRate": true, "SystemAgreement": true, "ClusteredRate": true, "KappaSection": true, "Leniency": true,
+	"Confusion": true, "Breakdown": true, "ScoreCorrelation": true, "Correlation": true, "MeanScoreDelta": true,
+	"ScoreDelta": true, "Forecast": true, "RobustAgreement": true, "Alpha": true, "AC1": true, "ClassWise": true,
+	"Proportion": true, "Estimate": true, "BestEstimate": true, "EstimateSet": true, "TransportCheck": true,
+	"MethodEstimate": true, "ClusteredEstimates": true, "ClusterDesign": true, "Repeatability": true,
+	"SideRepeatability": true, "ScoreSpread": true,
 }
 
 func (g *schemaGen) of(t reflect.Type) map[string]any {

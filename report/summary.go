@@ -148,7 +148,7 @@ func capSameFamily(r *Report, trust string, why []string) (string, []string) {
 // pass line light is lenient: the scores and the verdicts point different
 // ways because ..."; empty when they agree (issue 28, item 1).
 func directionWhy(r *Report) string {
-	d := advisor.DirectionOf(r.Comparisons, aggregate.Stats{Leniency: r.Leniency, BiasDirection: r.BiasDirection})
+	d := advisor.DirectionOf(r.Comparisons, aggregate.Stats{Leniency: aggregate.Leniency(r.Leniency), BiasDirection: r.BiasDirection})
 	why := d.Why()
 	if why == "" {
 		return ""
@@ -194,7 +194,7 @@ func TestClause(t *advisor.Test) string {
 }
 
 // leniencyWords says which way light errs at the pass line.
-func leniencyWords(l aggregate.Leniency) string {
+func leniencyWords(l Leniency) string {
 	if l.N == 0 {
 		return ""
 	}

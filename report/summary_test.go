@@ -23,10 +23,10 @@ func trustReport(n, matches int, kappa, kLo, kHi float64) *Report {
 	r := &Report{}
 	p := 100 * float64(matches) / float64(n)
 	iv, _ := statistician.WilsonInterval(matches, n, statistician.Z95)
-	r.AgreementRate = aggregate.AgreementRate{Percent: &p, Matches: matches, N: n,
+	r.AgreementRate = AgreementRate{Percent: &p, Matches: matches, N: n,
 		Wilson95: &statistician.Interval{Lower: 100 * iv.Lower, Upper: 100 * iv.Upper}}
 	r.Kappa.Linear = statistician.Kappa{Value: kappa, CI95: statistician.Interval{Lower: kLo, Upper: kHi}, N: n}
-	r.Leniency = aggregate.Leniency{N: n, LightPassDeepNot: n - matches, Direction: aggregate.Lenient}
+	r.Leniency = Leniency{N: n, LightPassDeepNot: n - matches, Direction: aggregate.Lenient}
 	return r
 }
 
@@ -128,7 +128,7 @@ func TestTestClause(t *testing.T) {
 func TestSummarySaysWhyScoresAndVerdictsPointDifferentWays(t *testing.T) {
 	conflict := func(bias string) *Report {
 		r := trustReport(60, 50, 0.62, 0.5, 0.74)
-		r.Leniency = aggregate.Leniency{N: 60, LightPassDeepNot: 8, DeepPassLightNot: 2, Direction: aggregate.Lenient}
+		r.Leniency = Leniency{N: 60, LightPassDeepNot: 8, DeepPassLightNot: 2, Direction: aggregate.Lenient}
 		r.BiasDirection = bias
 		r.MeanScoreDelta.RuntimeFidelity.Mean, r.MeanScoreDelta.TaskEffectiveness.Mean = 9.5, 10.5
 		for i := range 60 {

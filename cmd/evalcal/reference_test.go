@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // refScore is one score's reference values (report_ref.py).
@@ -99,13 +98,13 @@ func TestRunReportMatchesIndependentReference(t *testing.T) {
 	if r.SampleSize != ref.N || r.AgreementRate.Matches != ref.Agreement.Matches {
 		t.Fatalf("n %d matches %d, reference %d and %d", r.SampleSize, r.AgreementRate.Matches, ref.N, ref.Agreement.Matches)
 	}
-	near("agreement percent", r.AgreementRate.Value(), ref.Agreement.Percent)
+	near("agreement percent", *r.AgreementRate.Percent, ref.Agreement.Percent)
 	near("agreement wilson lower", r.AgreementRate.Wilson95.Lower, ref.Agreement.WilsonLower)
 	near("agreement wilson upper", r.AgreementRate.Wilson95.Upper, ref.Agreement.WilsonUpper)
 	for _, s := range []struct {
 		name string
-		corr aggregate.Correlation
-		d    aggregate.ScoreDelta
+		corr report.Correlation
+		d    report.ScoreDelta
 		ref  refScore
 	}{
 		{"runtime_fidelity", r.ScoreCorrelation.RuntimeFidelity, r.MeanScoreDelta.RuntimeFidelity, ref.RuntimeFidelity},

@@ -19,8 +19,8 @@ import (
 
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/forecast"
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // Chart sizes. gonum/plot's SVG canvas writes coordinates with %g and
@@ -384,7 +384,7 @@ func (h heatCells) DataRange() (xmin, xmax, ymin, ymax float64) {
 // confusionSVG draws the verdict confusion matrix as a heat map in the
 // order of its table: light's verdicts as rows from the top, deep's as
 // columns from the left, both in c.Order.
-func confusionSVG(c aggregate.Confusion) ([]byte, error) {
+func confusionSVG(c report.Confusion) ([]byte, error) {
 	k := len(c.Order)
 	if k == 0 {
 		return nil, fmt.Errorf("report: confusion matrix has no categories")

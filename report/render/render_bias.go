@@ -11,7 +11,7 @@ import (
 
 // clusterLabel names the clustered agreement row by its field (system in
 // reports that do not record one).
-func clusterLabel(c aggregate.ClusteredRate) string {
+func clusterLabel(c report.ClusteredRate) string {
 	field := c.Field
 	if field == "" {
 		field = aggregate.ClusterSystem
@@ -21,7 +21,7 @@ func clusterLabel(c aggregate.ClusteredRate) string {
 
 // clusteredNote is the clustered agreement row's note: runs and clusters,
 // the design effect and the method.
-func clusteredNote(c aggregate.ClusteredRate) string {
+func clusteredNote(c report.ClusteredRate) string {
 	note := fmt.Sprintf("%s in %s", plural(c.N, "run", "runs"), plural(c.Clusters, "cluster", "clusters"))
 	if c.DesignEffect != nil {
 		note += "; design effect " + fmtStat(*c.DesignEffect)
@@ -34,7 +34,7 @@ func clusteredNote(c aggregate.ClusteredRate) string {
 
 // clusteredEstimateRows are the clustered classical and PPI++ rows of one
 // target, when the estimate section has them.
-func clusteredEstimateRows(target string, set aggregate.EstimateSet, pass bool, field string) [][]string {
+func clusteredEstimateRows(target string, set report.EstimateSet, pass bool, field string) [][]string {
 	c := set.Clustered
 	if c == nil {
 		return nil

@@ -66,8 +66,8 @@ func calibrationPage(r *report.Report, plots bool) page {
 	}
 	for _, sc := range []struct {
 		name string
-		corr aggregate.Correlation
-		d    aggregate.ScoreDelta
+		corr report.Correlation
+		d    report.ScoreDelta
 	}{
 		{"runtime_fidelity", r.ScoreCorrelation.RuntimeFidelity, r.MeanScoreDelta.RuntimeFidelity},
 		{"task_effectiveness", r.ScoreCorrelation.TaskEffectiveness, r.MeanScoreDelta.TaskEffectiveness},
@@ -260,7 +260,7 @@ const notComputed = "not computed in this report"
 
 // clusteredRow is the agreement with runs of one system not taken as
 // independent; compared is the number of runs compared.
-func clusteredRow(c aggregate.ClusteredRate, compared int) []string {
+func clusteredRow(c report.ClusteredRate, compared int) []string {
 	if c.Percent == nil || c.CI95 == nil {
 		reason := c.Reason
 		if reason == "" && compared > 0 {
@@ -273,7 +273,7 @@ func clusteredRow(c aggregate.ClusteredRate, compared int) []string {
 
 // leniencyRow says which way light errs at the pass line; compared is
 // the number of runs compared.
-func leniencyRow(l aggregate.Leniency, compared int) []string {
+func leniencyRow(l report.Leniency, compared int) []string {
 	if l.N == 0 {
 		reason := "no run has both verdicts"
 		if compared > 0 {
@@ -410,7 +410,7 @@ func agreementSection(r *report.Report, plots bool) section {
 	return s
 }
 
-func kappaBlocks(k aggregate.KappaSection) []block {
+func kappaBlocks(k report.KappaSection) []block {
 	row := func(name string, v statistician.Kappa) []string {
 		if v.Reason != "" || v.N == 0 {
 			return []string{name, fmtNA(v.Reason), "", "", fmtCount(v.N)}
@@ -429,7 +429,7 @@ func kappaBlocks(k aggregate.KappaSection) []block {
 	return []block{{Table: &t}, {Text: text}}
 }
 
-func confusionBlocks(c aggregate.Confusion) []block {
+func confusionBlocks(c report.Confusion) []block {
 	header := []string{c.Rows + " \\ " + c.Columns}
 	for _, o := range c.Order {
 		header = append(header, c.Columns+" "+o)
@@ -458,15 +458,15 @@ func confusionBlocks(c aggregate.Confusion) []block {
 // estimateSection is what deep would say over every sampled run: per
 // target and method, the estimate, its 95% interval and the effective
 // number of deep inspections it is worth.
-func estimateSection(e aggregate.Estimate) section {
+func estimateSection(e report.Estimate) section {
 	s := section{ID: "estimate", Heading: "Deep's verdict over all runs (estimate)"}
 	s.Blocks = append(s.Blocks, block{Text: fmt.Sprintf("Deep inspected %d of the %d runs light inspected (%s); light predicts deep by %s.",
 		e.NDeep, e.NLight, e.Design, e.Predictor)})
 	t := table{Header: []string{"target", "method", "estimate", "95% interval", "SE", "effective n"}}
-	add := func(target string, set aggregate.EstimateSet, pass bool) {
+	add := func(target string, set report.EstimateSet, pass bool) {
 		for _, m := range []struct {
 			name string
-			est  *aggregate.MethodEstimate
+			est  *report.MethodEstimate
 		}{{"classical", &set.Classical}, {"ppi", &set.PPI}, {"ipw", set.IPW}, {"rogan_gladen", set.RoganGladen},
 			{"stratified_ppi", set.StratPPI}, {calibratedName(set.Predictor), set.PPICalibrated}} {
 			if m.est == nil {
@@ -513,7 +513,7 @@ func calibratedName(predictor string) string {
 // estimateRow is one estimator's row: a pass rate (a proportion) in
 // percent, a mean score in points; lambda, when the method tunes one, in
 // the method's name.
-func estimateRow(target, method string, m aggregate.MethodEstimate, pass bool) []string {
+func estimateRow(target, method string, m report.MethodEstimate, pass bool) []string {
 	if m.Point == nil || m.CI95 == nil {
 		return []string{target, method, fmtNA(m.Reason), "", "", ""}
 	}
@@ -535,7 +535,7 @@ func estimateRow(target, method string, m aggregate.MethodEstimate, pass bool) [
 	return []string{target, method, point, ci, se, optStat(m.EffectiveN, "")}
 }
 
-func scoreSection(name string, c aggregate.Correlation, d aggregate.ScoreDelta) section {
+func scoreSection(name string, c report.Correlation, d report.ScoreDelta) section {
 	var rows [][]string
 	switch {
 	case c.R != nil:
@@ -579,7 +579,7 @@ func scoreSection(name string, c aggregate.Correlation, d aggregate.ScoreDelta) 
 	return section{ID: "score-" + anchorOf(name), Heading: "Score: " + name, Blocks: []block{{Table: &table{Header: []string{"statistic", "value", "95% interval", "n", "note"}, Rows: rows}}}}
 }
 
-func forecastSection(f aggregate.Forecast, plots bool) section {
+func forecastSection(f report.Forecast, plots bool) section {
 	s := section{ID: "forecast", Heading: "Light's score as a forecast of a deep pass"}
 	base := "n/a"
 	if f.N > 0 {
@@ -614,11 +614,11 @@ func forecastSection(f aggregate.Forecast, plots bool) section {
 
 // repeatabilitySection is each side's agreement with itself over K
 // repeats.
-func repeatabilitySection(rp aggregate.Repeatability) section {
+func repeatabilitySection(rp report.Repeatability) section {
 	t := table{Header: []string{"side", "runs", "flip rate", "pass all K", "Fleiss kappa", "95% interval", "score spread RF (points)", "score spread TE (points)"}}
 	for _, sd := range []struct {
 		name string
-		s    aggregate.SideRepeatability
+		s    report.SideRepeatability
 	}{{"light", rp.Light}, {"deep", rp.Deep}} {
 		s := sd.s
 		if s.Reason != "" && s.FlipRate == nil {

@@ -22,7 +22,8 @@ import (
 // A report over no run shows "n/a" with the reason for every figure that
 // is not defined, never a 0 that would read as data.
 func TestUndefinedFiguresShowNAWithTheReasonNeverZero(t *testing.T) {
-	st := aggregate.Compute(nil, aggregate.DefaultOptions())
+	var st report.Report
+	st.SetStatistics(aggregate.Compute(nil, aggregate.DefaultOptions()))
 	r := reporttest.OfRuns(nil)
 	r.AgreementRate, r.Kappa, r.MeanScoreDelta, r.ScoreCorrelation, r.Forecast = st.AgreementRate, st.Kappa, st.MeanScoreDelta, st.ScoreCorrelation, st.Forecast
 	if r.AgreementRate.Percent != nil || r.AgreementRate.Reason == "" {

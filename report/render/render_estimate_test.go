@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // A stratified PPI++ estimate that fell back to pooled PPI++ says so in
@@ -13,7 +13,7 @@ import (
 func TestEstimateRowSaysPooled(t *testing.T) {
 	p, se, lam := 0.4, 0.02, 0.8
 	ci := statistician.Interval{Lower: 0.36, Upper: 0.44}
-	m := aggregate.MethodEstimate{Point: &p, SE: &se, CI95: &ci, Lambda: &lam, Pooled: true}
+	m := report.MethodEstimate{Point: &p, SE: &se, CI95: &ci, Lambda: &lam, Pooled: true}
 	if row := estimateRow("deep pass rate", "stratified_ppi", m, true); !strings.Contains(row[1], "pooled") {
 		t.Errorf("pooled row %q", row)
 	}

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/evalcal/evalcal/comparator"
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/report/reporttest"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // svgText is a text element of a gonum/plot SVG: its anchor in SVG user
@@ -175,7 +175,7 @@ func TestScatterIsSquareAndShowsTheRunsAtEachPoint(t *testing.T) {
 // The heat map has the table's order: light's verdicts as rows from the
 // top, deep's as columns from the left, and each count in its cell.
 func TestConfusionHeatMapFollowsTheTableOrder(t *testing.T) {
-	c := aggregate.Confusion{Order: []string{"fail", "partial", "pass"}, Rows: "light", Columns: "deep",
+	c := report.Confusion{Order: []string{"fail", "partial", "pass"}, Rows: "light", Columns: "deep",
 		Counts: [][]int{{11, 12, 13}, {21, 22, 23}, {31, 32, 33}}}
 	svg, err := confusionSVG(c)
 	if err != nil {

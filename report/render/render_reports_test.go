@@ -227,9 +227,9 @@ func standInSections(rep *report.Report, o fullOptions) {
 	for _, c := range cs {
 		systems[c.System] = true
 	}
-	rep.AgreementClustered = aggregate.ClusteredRate{Percent: rep.AgreementRate.Percent, N: len(cs), Clusters: len(systems),
+	rep.AgreementClustered = report.ClusteredRate{Percent: rep.AgreementRate.Percent, N: len(cs), Clusters: len(systems),
 		CI95: iv(62.318734, 100), DesignEffect: f(1.7413925)}
-	l := aggregate.Leniency{N: len(cs), Direction: aggregate.Balanced}
+	l := report.Leniency{N: len(cs), Direction: aggregate.Balanced}
 	lightPass, deepPass := 0, 0
 	for _, c := range cs {
 		lp, dp := c.LightVerdict == "pass", c.DeepVerdict == "pass"
@@ -259,33 +259,33 @@ func standInSections(rep *report.Report, o fullOptions) {
 	}
 	rep.Leniency = l
 	if rep.Estimate != nil {
-		rep.Estimate = &aggregate.Estimate{
+		rep.Estimate = &report.Estimate{
 			Design: "seeded uniform sampling", NLight: len(cs) + len(rep.LightOnly), NDeep: len(cs),
 			Predictor: "light's verdict and scores",
-			PassRate: aggregate.EstimateSet{
-				Classical:   aggregate.MethodEstimate{Point: f(0.4), CI95: iv(0.238095, 0.561905), SE: f(0.0828079), EffectiveN: f(35)},
-				PPI:         aggregate.MethodEstimate{Point: f(0.41234567), CI95: iv(0.30211, 0.522581), SE: f(0.0562402), Lambda: f(0.873), EffectiveN: f(75.8812)},
-				IPW:         &aggregate.MethodEstimate{Point: f(0.405), CI95: iv(0.27, 0.54), SE: f(0.0688), EffectiveN: f(50.7)},
-				RoganGladen: &aggregate.MethodEstimate{Reason: "light's specificity plus sensitivity is not above 1"},
+			PassRate: report.EstimateSet{
+				Classical:   report.MethodEstimate{Point: f(0.4), CI95: iv(0.238095, 0.561905), SE: f(0.0828079), EffectiveN: f(35)},
+				PPI:         report.MethodEstimate{Point: f(0.41234567), CI95: iv(0.30211, 0.522581), SE: f(0.0562402), Lambda: f(0.873), EffectiveN: f(75.8812)},
+				IPW:         &report.MethodEstimate{Point: f(0.405), CI95: iv(0.27, 0.54), SE: f(0.0688), EffectiveN: f(50.7)},
+				RoganGladen: &report.MethodEstimate{Reason: "light's specificity plus sensitivity is not above 1"},
 			},
-			RuntimeFidelity: aggregate.EstimateSet{
-				Classical: aggregate.MethodEstimate{Point: f(61.1714286), CI95: iv(54.1, 68.242857), SE: f(3.6078), EffectiveN: f(35)},
-				PPI:       aggregate.MethodEstimate{Point: f(60.958), CI95: iv(57.3, 64.616), SE: f(1.8663), Lambda: f(0.95), EffectiveN: f(131.46)},
+			RuntimeFidelity: report.EstimateSet{
+				Classical: report.MethodEstimate{Point: f(61.1714286), CI95: iv(54.1, 68.242857), SE: f(3.6078), EffectiveN: f(35)},
+				PPI:       report.MethodEstimate{Point: f(60.958), CI95: iv(57.3, 64.616), SE: f(1.8663), Lambda: f(0.95), EffectiveN: f(131.46)},
 			},
-			TaskEffectiveness: aggregate.EstimateSet{
-				Classical: aggregate.MethodEstimate{Point: f(53.3), CI95: iv(45.2, 61.4), SE: f(4.1327), EffectiveN: f(35)},
-				PPI:       aggregate.MethodEstimate{Reason: "fewer than 10 deep inspections in a cross-fitting fold"},
+			TaskEffectiveness: report.EstimateSet{
+				Classical: report.MethodEstimate{Point: f(53.3), CI95: iv(45.2, 61.4), SE: f(4.1327), EffectiveN: f(35)},
+				PPI:       report.MethodEstimate{Reason: "fewer than 10 deep inspections in a cross-fitting fold"},
 			},
 			Notes: []string{"the PPI interval assumes the deep subset is a uniform random draw"},
-			Best:  &aggregate.BestEstimate{Method: "ppi", Point: 0.41234567, Lower: 0.30211, Upper: 0.522581},
+			Best:  &report.BestEstimate{Method: "ppi", Point: 0.41234567, Lower: 0.30211, Upper: 0.522581},
 		}
 	}
 	if rep.Repeatability != nil {
-		rep.Repeatability = &aggregate.Repeatability{K: o.repeat,
-			Light: aggregate.SideRepeatability{Runs: len(cs), FlipRate: f(0.114286), PassAllK: f(0.371429), FleissKappa: f(0.812345), FleissCI95: iv(0.70034, 0.92435),
-				ScoreSpread: aggregate.ScoreSpread{RuntimeFidelity: f(1), TaskEffectiveness: f(0)}},
-			Deep: aggregate.SideRepeatability{Runs: len(cs), FlipRate: f(0), PassAllK: f(0.4), FleissKappa: f(1),
-				ScoreSpread: aggregate.ScoreSpread{RuntimeFidelity: f(0), TaskEffectiveness: f(1)}, Reason: "no verdict flipped: the interval is not defined"},
+		rep.Repeatability = &report.Repeatability{K: o.repeat,
+			Light: report.SideRepeatability{Runs: len(cs), FlipRate: f(0.114286), PassAllK: f(0.371429), FleissKappa: f(0.812345), FleissCI95: iv(0.70034, 0.92435),
+				ScoreSpread: report.ScoreSpread{RuntimeFidelity: f(1), TaskEffectiveness: f(0)}},
+			Deep: report.SideRepeatability{Runs: len(cs), FlipRate: f(0), PassAllK: f(0.4), FleissKappa: f(1),
+				ScoreSpread: report.ScoreSpread{RuntimeFidelity: f(0), TaskEffectiveness: f(1)}, Reason: "no verdict flipped: the interval is not defined"},
 			Rule: "The paired verdict is the majority of the repeats (ties go to the worse verdict); the paired scores are the repeats' means."}
 	}
 }

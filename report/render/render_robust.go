@@ -3,24 +3,24 @@ package render
 import (
 	"fmt"
 
+	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // robustBlocks is the agreement_robust section as a table of its figures,
 // each with a one-line plain-words reading, and a line on who the raters
 // are.
-func robustBlocks(a aggregate.RobustAgreement) []block {
+func robustBlocks(a report.RobustAgreement) []block {
 	optCI := func(iv *statistician.Interval) string {
 		if iv == nil {
 			return ""
 		}
 		return fmtStatCI(*iv)
 	}
-	alphaRow := func(name string, x aggregate.Alpha, says string) []string {
+	alphaRow := func(name string, x report.Alpha, says string) []string {
 		return []string{name, optStat(x.Value, x.Reason), "", fmt.Sprintf("%d runs", x.Units), says}
 	}
-	rateRow := func(name string, p aggregate.Proportion, says string) []string {
+	rateRow := func(name string, p report.Proportion, says string) []string {
 		return []string{name, optStat(p.Value, p.Reason), optCI(p.Wilson95), fmt.Sprintf("%d/%d", p.Successes, p.N), says}
 	}
 	ac1 := a.AC1.Value

@@ -12,7 +12,6 @@ import (
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/report"
 	"github.com/evalcal/evalcal/statistician"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // History is a series of calibration reports, typically one a night, in
@@ -47,8 +46,8 @@ type HistoryNight struct {
 	// the estimator the report's summary quotes); nil when deep ran on
 	// every run or no estimator had a valid interval. EstimateRuns is the
 	// number of runs it covers.
-	Estimate     *aggregate.BestEstimate `yaml:"estimate" json:"estimate"`
-	EstimateRuns int                     `yaml:"estimate_runs" json:"estimate_runs"`
+	Estimate     *report.BestEstimate `yaml:"estimate" json:"estimate"`
+	EstimateRuns int                  `yaml:"estimate_runs" json:"estimate_runs"`
 	// Gates counts the gates the report records; GatesFailed lists the
 	// expressions of those that failed.
 	Gates       int      `yaml:"gates" json:"gates"`

@@ -81,7 +81,9 @@ func buildReport(runs []Run) *report.Report {
 	comp.SuccessFailure = sampler.SuccessFailure{Success: len(runs), SuccessPercent: 100}
 	cs := comparator.Compare(pairs)
 	st := aggregate.Compute(cs, aggregate.DefaultOptions())
-	robust := aggregate.ComputeAll(aggregate.Input{Comparisons: cs}, aggregate.DefaultOptions()).AgreementRobust
+	var f, all report.Report // the report's sections of st, and of ComputeAll's
+	f.SetStatistics(st)
+	all.SetStatistics(aggregate.ComputeAll(aggregate.Input{Comparisons: cs}, aggregate.DefaultOptions()))
 	return &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		GeneratedBy:   "evalcal 0.1.0",
@@ -89,17 +91,17 @@ func buildReport(runs []Run) *report.Report {
 			ContentHash: fmt.Sprintf("sha256:%064d", len(runs)), CommandLine: []string{"run", "testdata/synthetic"}},
 		SampleSize:            st.SampleSize,
 		Sample:                report.Sample{Composition: comp, Runs: sample, Invalid: []report.Invalid{{ID: "20250101-100000-zzz999", Reason: "no log"}}},
-		AgreementRate:         st.AgreementRate,
-		ScoreCorrelation:      st.ScoreCorrelation,
-		MeanScoreDelta:        st.MeanScoreDelta,
+		AgreementRate:         f.AgreementRate,
+		ScoreCorrelation:      f.ScoreCorrelation,
+		MeanScoreDelta:        f.MeanScoreDelta,
 		BiasDirection:         st.BiasDirection,
-		DisagreementBreakdown: st.DisagreementBreakdown,
+		DisagreementBreakdown: f.DisagreementBreakdown,
 		Confidence:            st.Confidence,
 		Preliminary:           st.Preliminary,
-		Kappa:                 st.Kappa,
-		AgreementRobust:       &robust,
-		Confusion:             st.Confusion,
-		Forecast:              st.Forecast,
+		Kappa:                 f.Kappa,
+		AgreementRobust:       all.AgreementRobust,
+		Confusion:             f.Confusion,
+		Forecast:              f.Forecast,
 		Disagreements:         st.Disagreements,
 		Comparisons:           cs,
 		Failures:              []inspection.Failure{{RunID: "20250101-100000-ddd001", Depth: "deep", Attempts: 2, Reason: "timeout after 10m0s | exit status 1"}},

@@ -8,7 +8,6 @@ import (
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/statistician/aggregate"
 )
 
 // WriteNightly writes three synthetic nightly reports into dir: night 1
@@ -45,7 +44,7 @@ func WriteNightly(t testing.TB, dir string) {
 	n2 := Fixture(11)
 	check(n2, "agreement.lower >= 80", "confidence >= low")
 	n3 := Fixture(0)
-	n3.Estimate = &aggregate.Estimate{NLight: 20, NDeep: 14, Best: &aggregate.BestEstimate{Method: "ppi", Point: 0.4523, Lower: 0.31, Upper: 0.6}}
+	n3.Estimate = &report.Estimate{NLight: 20, NDeep: 14, Best: &report.BestEstimate{Method: "ppi", Point: 0.4523, Lower: 0.31, Upper: 0.6}}
 	report.Summarize(n3)
 	write("2026-03-01.yaml", n1, false)
 	write("2026-03-02.json", n2, true)
