@@ -228,7 +228,11 @@ type SubsetInputs struct {
 }
 
 // LightOnlyRun, RunRepeats and Repeat are the per-run listings of runs
-// inspected at light depth only and of repeated inspections.
+// inspected at light depth only and of repeated inspections. They are
+// statistician/aggregate's input records, published as they are (as
+// comparator.Comparison is) rather than mapped like the statistics
+// sections (from_stats.go): a mapped copy would double the memory of the
+// largest listings of a million-run report.
 type (
 	LightOnlyRun = aggregate.LightOnlyRun
 	RunRepeats   = aggregate.RunRepeats

@@ -5,6 +5,11 @@
 // It lives in its own package so that the scoring core keeps its import
 // rule (standard library and gonum only) while the
 // stage may depend on the comparator's types.
+//
+// Its result types carry no yaml or json tags: the report publishes its
+// own (report/sections*.go), mapped from Stats in one place
+// (report/from_stats.go). The per-run input records LightOnlyRun,
+// RunRepeats and Repeat are the exception, published as they are.
 package aggregate
 
 import (
@@ -47,25 +52,25 @@ var verdictOrder = []string{inspection.VerdictFail, inspection.VerdictPartial, i
 
 // Stats is what the stage computes. Every figure carries its raw counts.
 type Stats struct {
-	SampleSize            int                     `yaml:"sample_size" json:"sample_size"`
-	AgreementRate         AgreementRate           `yaml:"agreement_rate" json:"agreement_rate"`
-	AgreementBySystem     []SystemAgreement       `yaml:"agreement_by_system" json:"agreement_by_system"`
-	ScoreCorrelation      ScoreCorrelation        `yaml:"score_correlation" json:"score_correlation"`
-	MeanScoreDelta        MeanScoreDelta          `yaml:"mean_score_delta" json:"mean_score_delta"`
-	BiasDirection         string                  `yaml:"bias_direction" json:"bias_direction"`
-	DisagreementBreakdown Breakdown               `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
-	Confidence            string                  `yaml:"confidence" json:"confidence"`
-	Preliminary           bool                    `yaml:"preliminary" json:"preliminary"`
-	Kappa                 KappaSection            `yaml:"kappa" json:"kappa"`
-	Confusion             Confusion               `yaml:"confusion" json:"confusion"`
-	Forecast              Forecast                `yaml:"forecast" json:"forecast"`
-	AgreementClustered    ClusteredRate           `yaml:"agreement_clustered" json:"agreement_clustered"`
-	Leniency              Leniency                `yaml:"leniency" json:"leniency"`
-	AgreementRobust       RobustAgreement         `yaml:"agreement_robust" json:"agreement_robust"`
-	Estimate              *Estimate               `yaml:"estimate,omitempty" json:"estimate,omitempty"`
-	Repeatability         *Repeatability          `yaml:"repeatability,omitempty" json:"repeatability,omitempty"`
-	Disagreements         []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
-	Warnings              []string                `yaml:"warnings" json:"warnings"`
+	SampleSize            int
+	AgreementRate         AgreementRate
+	AgreementBySystem     []SystemAgreement
+	ScoreCorrelation      ScoreCorrelation
+	MeanScoreDelta        MeanScoreDelta
+	BiasDirection         string
+	DisagreementBreakdown Breakdown
+	Confidence            string
+	Preliminary           bool
+	Kappa                 KappaSection
+	Confusion             Confusion
+	Forecast              Forecast
+	AgreementClustered    ClusteredRate
+	Leniency              Leniency
+	AgreementRobust       RobustAgreement
+	Estimate              *Estimate
+	Repeatability         *Repeatability
+	Disagreements         []comparator.Comparison
+	Warnings              []string
 	byType                map[comparator.DisagreementType][]string
 }
 
@@ -74,10 +79,10 @@ func (s Stats) ByType() map[comparator.DisagreementType][]string { return s.byTy
 
 // Breakdown counts the runs of each disagreement type.
 type Breakdown struct {
-	VerdictSplit     int `yaml:"verdict_split" json:"verdict_split"`
-	FalseNegative    int `yaml:"false_negative" json:"false_negative"`
-	SeverityMismatch int `yaml:"severity_mismatch" json:"severity_mismatch"`
-	FalsePositive    int `yaml:"false_positive" json:"false_positive"`
+	VerdictSplit     int
+	FalseNegative    int
+	SeverityMismatch int
+	FalsePositive    int
 }
 
 func (b *Breakdown) add(t comparator.DisagreementType) {
@@ -98,11 +103,11 @@ func (b *Breakdown) add(t comparator.DisagreementType) {
 // run the rate is not defined: Percent and Wilson95 are null and Reason
 // says why.
 type AgreementRate struct {
-	Percent  *float64               `yaml:"percent" json:"percent"`
-	Matches  int                    `yaml:"matches" json:"matches"`
-	N        int                    `yaml:"n" json:"n"`
-	Wilson95 *statistician.Interval `yaml:"wilson95" json:"wilson95"`
-	Reason   string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Percent  *float64
+	Matches  int
+	N        int
+	Wilson95 *statistician.Interval
+	Reason   string
 }
 
 // Value is the rate in percent, 0 when it is not defined.
@@ -137,74 +142,74 @@ func (a AgreementRate) Interval() statistician.Interval {
 // (segment.Agreements): one computation, one interval per system.
 // Systems are sorted by name.
 type SystemAgreement struct {
-	System       string                 `yaml:"system" json:"system"`
-	Percent      float64                `yaml:"percent" json:"percent"`
-	Matches      int                    `yaml:"matches" json:"matches"`
-	N            int                    `yaml:"n" json:"n"`
-	Reason       string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
-	Wilson95     *statistician.Interval `yaml:"wilson95,omitempty" json:"wilson95,omitempty"`
-	Simultaneous *statistician.Interval `yaml:"simultaneous95,omitempty" json:"simultaneous95,omitempty"`
+	System       string
+	Percent      float64
+	Matches      int
+	N            int
+	Reason       string
+	Wilson95     *statistician.Interval
+	Simultaneous *statistician.Interval
 }
 
 // ScoreCorrelation holds the light-versus-deep correlation of each score.
 type ScoreCorrelation struct {
-	RuntimeFidelity   Correlation `yaml:"runtime_fidelity" json:"runtime_fidelity"`
-	TaskEffectiveness Correlation `yaml:"task_effectiveness" json:"task_effectiveness"`
+	RuntimeFidelity   Correlation
+	TaskEffectiveness Correlation
 }
 
 // Correlation is Pearson r with its Fisher-z 95% interval and p-value,
 // and Spearman rho; or, when not defined, only N and the reason
 // (Insufficient under MinCorrelationPairs runs, Undefined otherwise).
 type Correlation struct {
-	R            *float64               `yaml:"r,omitempty" json:"r,omitempty"`
-	CI95         *statistician.Interval `yaml:"ci95,omitempty" json:"ci95,omitempty"`
-	P            *float64               `yaml:"p,omitempty" json:"p,omitempty"`
-	Spearman     *float64               `yaml:"spearman,omitempty" json:"spearman,omitempty"`
-	N            int                    `yaml:"n" json:"n"`
-	Insufficient string                 `yaml:"insufficient,omitempty" json:"insufficient,omitempty"`
-	Undefined    string                 `yaml:"undefined,omitempty" json:"undefined,omitempty"`
+	R            *float64
+	CI95         *statistician.Interval
+	P            *float64
+	Spearman     *float64
+	N            int
+	Insufficient string
+	Undefined    string
 }
 
 // MeanScoreDelta holds the deep-minus-light delta of each score.
 type MeanScoreDelta struct {
-	RuntimeFidelity   ScoreDelta `yaml:"runtime_fidelity" json:"runtime_fidelity"`
-	TaskEffectiveness ScoreDelta `yaml:"task_effectiveness" json:"task_effectiveness"`
+	RuntimeFidelity   ScoreDelta
+	TaskEffectiveness ScoreDelta
 }
 
 // ScoreDelta is the mean deep-minus-light delta of one score with its t
 // 95% interval, its bias direction, Bland-Altman limits of agreement and
 // Lin's concordance correlation coefficient.
 type ScoreDelta struct {
-	Mean        float64                        `yaml:"mean" json:"mean"`
-	CI95        *statistician.Interval         `yaml:"ci95" json:"ci95"`
-	SD          float64                        `yaml:"sd" json:"sd"`
-	N           int                            `yaml:"n" json:"n"`
-	Direction   string                         `yaml:"direction" json:"direction"`
-	Reason      string                         `yaml:"reason,omitempty" json:"reason,omitempty"`
-	BlandAltman statistician.BlandAltmanResult `yaml:"bland_altman" json:"bland_altman"`
-	CCC         statistician.CCC               `yaml:"ccc" json:"ccc"`
+	Mean        float64
+	CI95        *statistician.Interval
+	SD          float64
+	N           int
+	Direction   string
+	Reason      string
+	BlandAltman statistician.BlandAltmanResult
+	CCC         statistician.CCC
 }
 
 // KappaSection is Cohen's kappa on the ordinal verdicts, unweighted and
 // with linear and quadratic weights, with raw agreement and PABAK.
 type KappaSection struct {
-	Unweighted   statistician.Kappa `yaml:"unweighted" json:"unweighted"`
-	Linear       statistician.Kappa `yaml:"linear" json:"linear"`
-	Quadratic    statistician.Kappa `yaml:"quadratic" json:"quadratic"`
-	RawAgreement float64            `yaml:"raw_agreement" json:"raw_agreement"`
-	PABAK        float64            `yaml:"pabak" json:"pabak"`
+	Unweighted   statistician.Kappa
+	Linear       statistician.Kappa
+	Quadratic    statistician.Kappa
+	RawAgreement float64
+	PABAK        float64
 }
 
 // Confusion is the 3x3 verdict confusion matrix: rows are light's verdict,
 // columns deep's, both in Order (fail, partial, pass). The risky cells
 // list their run ids.
 type Confusion struct {
-	Order             []string `yaml:"order" json:"order"`
-	Rows              string   `yaml:"rows" json:"rows"`
-	Columns           string   `yaml:"columns" json:"columns"`
-	Counts            [][]int  `yaml:"counts" json:"counts"`
-	LightPassDeepFail []string `yaml:"light_pass_deep_fail" json:"light_pass_deep_fail"`
-	LightFailDeepPass []string `yaml:"light_fail_deep_pass" json:"light_fail_deep_pass"`
+	Order             []string
+	Rows              string
+	Columns           string
+	Counts            [][]int
+	LightPassDeepFail []string
+	LightFailDeepPass []string
 }
 
 // Options configures Compute.

@@ -92,21 +92,21 @@ func clusteredAgreement(in Input) ClusteredRate {
 // correction). With fewer than statistician.MinClusters labelled
 // clusters the points are kept and the reasons say there is no interval.
 type ClusteredEstimates struct {
-	Classical MethodEstimate `yaml:"classical" json:"classical"`
-	PPI       MethodEstimate `yaml:"ppi" json:"ppi"`
+	Classical MethodEstimate
+	PPI       MethodEstimate
 	// DF is the t interval's degrees of freedom, G_L - 1; null without
 	// an interval.
-	DF *float64 `yaml:"df" json:"df"`
+	DF *float64
 }
 
 // ClusterDesign says how the estimate section accounts for clusters: the
 // field, the number of clusters over all runs and among the labelled
 // ones, and whether whole clusters were labelled (--deep-policy cluster).
 type ClusterDesign struct {
-	Field            string `yaml:"field" json:"field"`
-	Clusters         int    `yaml:"clusters" json:"clusters"`
-	LabelledClusters int    `yaml:"labelled_clusters" json:"labelled_clusters"`
-	WholeClusters    bool   `yaml:"whole_clusters" json:"whole_clusters"`
+	Field            string
+	Clusters         int
+	LabelledClusters int
+	WholeClusters    bool
 }
 
 // clusterDesign counts the clusters of the estimate's runs.

@@ -22,16 +22,16 @@ import (
 // score means what it says, runs light scores at 0.8 pass deep about 80%
 // of the time. When no run was compared, only Reason is set.
 type Forecast struct {
-	Of          string                          `yaml:"of" json:"of"`
-	Probability string                          `yaml:"probability" json:"probability"`
-	N           int                             `yaml:"n" json:"n"`
-	DeepPasses  int                             `yaml:"deep_passes" json:"deep_passes"`
-	BaseRate    float64                         `yaml:"base_rate" json:"base_rate"`
-	Brier       *float64                        `yaml:"brier" json:"brier"`
-	Calibration *float64                        `yaml:"calibration" json:"calibration"`
-	CORP        *statistician.CORPDecomposition `yaml:"corp" json:"corp"`
-	Reliability *statistician.BinnedMurphy      `yaml:"reliability" json:"reliability"`
-	Reason      string                          `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Of          string
+	Probability string
+	N           int
+	DeepPasses  int
+	BaseRate    float64
+	Brier       *float64
+	Calibration *float64
+	CORP        *statistician.CORPDecomposition
+	Reliability *statistician.BinnedMurphy
+	Reason      string
 }
 
 // LightForecast is one run's light score as a probability forecast of a

@@ -25,19 +25,19 @@ import (
 // and still read.
 type RobustAgreement struct {
 	// Raters says who rated each run.
-	Raters string `yaml:"raters" json:"raters"`
+	Raters string
 	// Units is the number of runs rated; Ratings the number of verdicts
 	// over them.
-	Units   int `yaml:"units" json:"units"`
-	Ratings int `yaml:"ratings" json:"ratings"`
+	Units   int
+	Ratings int
 	// AlphaNominal treats the three verdicts as unordered labels;
 	// AlphaOrdinal uses only their order (fail < partial < pass).
-	AlphaNominal Alpha `yaml:"alpha_nominal" json:"alpha_nominal"`
-	AlphaOrdinal Alpha `yaml:"alpha_ordinal" json:"alpha_ordinal"`
+	AlphaNominal Alpha
+	AlphaOrdinal Alpha
 	// AC1 is Gwet's AC1 over the three verdicts as categories.
-	AC1 AC1 `yaml:"ac1" json:"ac1"`
+	AC1 AC1
 	// ClassWise is light's pass verdict against deep's, class by class.
-	ClassWise ClassWise `yaml:"class_wise" json:"class_wise"`
+	ClassWise ClassWise
 }
 
 // Alpha is Krippendorff's alpha (statistician.KrippendorffAlpha) with the
@@ -45,12 +45,12 @@ type RobustAgreement struct {
 // with Reason when it is not defined. Units counts the runs with at least
 // two verdicts, Values the verdicts in them.
 type Alpha struct {
-	Value    *float64 `yaml:"value" json:"value"`
-	Observed *float64 `yaml:"observed_disagreement" json:"observed_disagreement"`
-	Expected *float64 `yaml:"expected_disagreement" json:"expected_disagreement"`
-	Units    int      `yaml:"units" json:"units"`
-	Values   int      `yaml:"values" json:"values"`
-	Reason   string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Value    *float64
+	Observed *float64
+	Expected *float64
+	Units    int
+	Values   int
+	Reason   string
 }
 
 // AC1 is Gwet's AC1 (statistician.GwetAC1) with its standard error, its t
@@ -58,14 +58,14 @@ type Alpha struct {
 // with Reason when it is not defined (SE and interval alone are null, with
 // Reason, on a single run).
 type AC1 struct {
-	Value            *float64               `yaml:"value" json:"value"`
-	SE               *float64               `yaml:"se" json:"se"`
-	CI95             *statistician.Interval `yaml:"ci95" json:"ci95"`
-	PercentAgreement *float64               `yaml:"percent_agreement" json:"percent_agreement"`
-	ChanceAgreement  *float64               `yaml:"chance_agreement" json:"chance_agreement"`
-	Units            int                    `yaml:"units" json:"units"`
-	Categories       int                    `yaml:"categories" json:"categories"`
-	Reason           string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Value            *float64
+	SE               *float64
+	CI95             *statistician.Interval
+	PercentAgreement *float64
+	ChanceAgreement  *float64
+	Units            int
+	Categories       int
+	Reason           string
 }
 
 // ClassWise is statistician.ClassWiseAgreement at 95%: sensitivity (light
@@ -73,22 +73,22 @@ type AC1 struct {
 // does not), their mean the balanced accuracy with its MOVER interval, and
 // deep's pass rate (the base rate). All are fractions in [0, 1].
 type ClassWise struct {
-	Sensitivity      Proportion             `yaml:"sensitivity" json:"sensitivity"`
-	Specificity      Proportion             `yaml:"specificity" json:"specificity"`
-	BalancedAccuracy *float64               `yaml:"balanced_accuracy" json:"balanced_accuracy"`
-	BalancedCI95     *statistician.Interval `yaml:"balanced_accuracy_ci95" json:"balanced_accuracy_ci95"`
-	BaseRate         Proportion             `yaml:"base_rate" json:"base_rate"`
-	Reason           string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Sensitivity      Proportion
+	Specificity      Proportion
+	BalancedAccuracy *float64
+	BalancedCI95     *statistician.Interval
+	BaseRate         Proportion
+	Reason           string
 }
 
 // Proportion is successes/n as a fraction with its Wilson 95% interval;
 // null with Reason when n is 0.
 type Proportion struct {
-	Value     *float64               `yaml:"value" json:"value"`
-	Wilson95  *statistician.Interval `yaml:"wilson95" json:"wilson95"`
-	Successes int                    `yaml:"successes" json:"successes"`
-	N         int                    `yaml:"n" json:"n"`
-	Reason    string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Value     *float64
+	Wilson95  *statistician.Interval
+	Successes int
+	N         int
+	Reason    string
 }
 
 // robustRaters is RobustAgreement.Raters.

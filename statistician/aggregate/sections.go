@@ -17,26 +17,26 @@ import (
 // evalcal versions before issue 29 have no Field, Method, DF, EffectiveN
 // or Note and used CR1 with a t(G-1) interval.
 type ClusteredRate struct {
-	Percent  *float64               `yaml:"percent" json:"percent"`
-	N        int                    `yaml:"n" json:"n"`
-	Clusters int                    `yaml:"clusters" json:"clusters"`
-	CI95     *statistician.Interval `yaml:"ci95" json:"ci95"`
+	Percent  *float64
+	N        int
+	Clusters int
+	CI95     *statistician.Interval
 	// DesignEffect is the clustered variance over the simple binomial
 	// variance: above 1, runs of one cluster agree or disagree together.
-	DesignEffect *float64 `yaml:"design_effect" json:"design_effect"`
+	DesignEffect *float64
 	// Field is what the runs are clustered by (system unless run
 	// --cluster named another field).
-	Field string `yaml:"field,omitempty" json:"field,omitempty"`
+	Field string
 	// Method names the variance (statistician.MethodCR2BMWilson), DF its
 	// Bell-McCaffrey degrees of freedom, EffectiveN the number of
 	// independent runs the interval is worth (at most N); Note says it in
 	// words, and that the method is the small-sample one under
 	// SmallClusters clusters.
-	Method     string   `yaml:"method,omitempty" json:"method,omitempty"`
-	DF         *float64 `yaml:"df,omitempty" json:"df,omitempty"`
-	EffectiveN *float64 `yaml:"effective_n,omitempty" json:"effective_n,omitempty"`
-	Note       string   `yaml:"note,omitempty" json:"note,omitempty"`
-	Reason     string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Method     string
+	DF         *float64
+	EffectiveN *float64
+	Note       string
+	Reason     string
 }
 
 // Leniency compares verdicts at the pass line: how often light passes a
@@ -46,21 +46,21 @@ type ClusteredRate struct {
 type Leniency struct {
 	// LightPassDeepNot counts runs light passed and deep did not (partial
 	// or fail); DeepPassLightNot the reverse.
-	LightPassDeepNot int `yaml:"light_pass_deep_not" json:"light_pass_deep_not"`
-	DeepPassLightNot int `yaml:"deep_pass_light_not" json:"deep_pass_light_not"`
-	N                int `yaml:"n" json:"n"`
+	LightPassDeepNot int
+	DeepPassLightNot int
+	N                int
 	// LightPassRate and DeepPassRate are the pass rates in percent over the
 	// same runs.
-	LightPassRate *float64 `yaml:"light_pass_rate" json:"light_pass_rate"`
-	DeepPassRate  *float64 `yaml:"deep_pass_rate" json:"deep_pass_rate"`
+	LightPassRate *float64
+	DeepPassRate  *float64
 	// McNemarP is the two-sided exact McNemar p-value (binomial on the
 	// discordant runs); null when there is no discordant run.
-	McNemarP *float64 `yaml:"mcnemar_p" json:"mcnemar_p"`
+	McNemarP *float64
 	// Direction is lenient (light passes more), strict (light passes
 	// less) or balanced, by the counts; Significant says whether McNemar's
 	// test rejects balance at the 5% level.
-	Direction   string `yaml:"direction" json:"direction"`
-	Significant bool   `yaml:"significant" json:"significant"`
+	Direction   string
+	Significant bool
 }
 
 // Leniency directions.
@@ -75,55 +75,55 @@ const (
 // several estimators.
 type Estimate struct {
 	// Design says how the deep subset was drawn (from the report's inputs).
-	Design string `yaml:"design" json:"design"`
+	Design string
 	// NLight is the number of runs with a light inspection, NDeep those
 	// also inspected deep.
-	NLight int `yaml:"n_light" json:"n_light"`
-	NDeep  int `yaml:"n_deep" json:"n_deep"`
+	NLight int
+	NDeep  int
 	// Predictor says how light predicts deep for each estimate.
-	Predictor         string        `yaml:"predictor" json:"predictor"`
-	PassRate          EstimateSet   `yaml:"pass_rate" json:"pass_rate"`
-	RuntimeFidelity   EstimateSet   `yaml:"runtime_fidelity" json:"runtime_fidelity"`
-	TaskEffectiveness EstimateSet   `yaml:"task_effectiveness" json:"task_effectiveness"`
-	Notes             []string      `yaml:"notes" json:"notes"`
-	Best              *BestEstimate `yaml:"best" json:"best"`
+	Predictor         string
+	PassRate          EstimateSet
+	RuntimeFidelity   EstimateSet
+	TaskEffectiveness EstimateSet
+	Notes             []string
+	Best              *BestEstimate
 	// Transport checks the pass rate's isotonic map system by system.
-	Transport []TransportCheck `yaml:"transport,omitempty" json:"transport,omitempty"`
+	Transport []TransportCheck
 	// Cluster says how the runs are clustered when the user named a
 	// cluster field (run --cluster) or whole clusters were labelled
 	// (--deep-policy cluster); absent otherwise, and then no set has
 	// Clustered estimates.
-	Cluster *ClusterDesign `yaml:"cluster,omitempty" json:"cluster,omitempty"`
+	Cluster *ClusterDesign
 }
 
 // BestEstimate names the estimator the summary quotes for the pass rate:
 // the one with the narrowest valid interval among those the design
 // supports.
 type BestEstimate struct {
-	Method string  `yaml:"method" json:"method"`
-	Point  float64 `yaml:"point" json:"point"`
-	Lower  float64 `yaml:"lower" json:"lower"`
-	Upper  float64 `yaml:"upper" json:"upper"`
+	Method string
+	Point  float64
+	Lower  float64
+	Upper  float64
 }
 
 // EstimateSet holds one target's estimates by method.
 type EstimateSet struct {
-	Classical   MethodEstimate  `yaml:"classical" json:"classical"`
-	PPI         MethodEstimate  `yaml:"ppi" json:"ppi"`
-	IPW         *MethodEstimate `yaml:"ipw,omitempty" json:"ipw,omitempty"`
-	RoganGladen *MethodEstimate `yaml:"rogan_gladen,omitempty" json:"rogan_gladen,omitempty"`
+	Classical   MethodEstimate
+	PPI         MethodEstimate
+	IPW         *MethodEstimate
+	RoganGladen *MethodEstimate
 	// StratPPI is stratified PPI++ over the strata light verdict x system
 	// (see statistician.StratPPIMeanOfRuns); nil when there is one stratum.
-	StratPPI *MethodEstimate `yaml:"stratified_ppi,omitempty" json:"stratified_ppi,omitempty"`
+	StratPPI *MethodEstimate
 	// PPICalibrated is PPI++ with light's prediction recalibrated to the
 	// deep labels by cross-fitted isotonic regression, or with the fixed
 	// map when that is narrower (statistician.PPIMeanOfRunsCalibrated);
 	// Predictor says which.
-	PPICalibrated *MethodEstimate `yaml:"ppi_calibrated,omitempty" json:"ppi_calibrated,omitempty"`
-	Predictor     string          `yaml:"ppi_calibrated_predictor,omitempty" json:"ppi_calibrated_predictor,omitempty"`
+	PPICalibrated *MethodEstimate
+	Predictor     string
 	// Clustered holds the cluster-robust classical and PPI++ estimates
 	// when the runs are clustered (Estimate.Cluster); nil otherwise.
-	Clustered *ClusteredEstimates `yaml:"clustered,omitempty" json:"clustered,omitempty"`
+	Clustered *ClusteredEstimates
 }
 
 // TransportCheck is one system's check of the isotonic map from light's
@@ -132,12 +132,12 @@ type EstimateSet struct {
 // is false when the interval excludes 0 (the map fitted on all systems is
 // off for this one).
 type TransportCheck struct {
-	System       string                 `yaml:"system" json:"system"`
-	N            int                    `yaml:"n" json:"n"`
-	MeanResidual *float64               `yaml:"mean_residual" json:"mean_residual"`
-	CI95         *statistician.Interval `yaml:"ci95" json:"ci95"`
-	Transports   bool                   `yaml:"transports" json:"transports"`
-	Reason       string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	System       string
+	N            int
+	MeanResidual *float64
+	CI95         *statistician.Interval
+	Transports   bool
+	Reason       string
 }
 
 // MethodEstimate is one estimator's answer: the point estimate and its
@@ -146,49 +146,49 @@ type TransportCheck struct {
 // (n_deep times the classical variance over this method's). Undefined:
 // only Reason.
 type MethodEstimate struct {
-	Point      *float64               `yaml:"point" json:"point"`
-	CI95       *statistician.Interval `yaml:"ci95" json:"ci95"`
-	SE         *float64               `yaml:"se" json:"se"`
-	Lambda     *float64               `yaml:"lambda,omitempty" json:"lambda,omitempty"`
-	EffectiveN *float64               `yaml:"effective_n" json:"effective_n"`
+	Point      *float64
+	CI95       *statistician.Interval
+	SE         *float64
+	Lambda     *float64
+	EffectiveN *float64
 	// Pooled is set on a stratified PPI++ estimate that is PPI++ over all
 	// runs with one lambda: under a uniform subset its interval was the
 	// narrower (statistician.StratPPIMeanOfRunsUniform); absent elsewhere.
-	Pooled bool   `yaml:"pooled,omitempty" json:"pooled,omitempty"`
-	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Pooled bool
+	Reason string
 }
 
 // Repeatability is each side's agreement with itself over K repeats.
 type Repeatability struct {
-	K     int               `yaml:"k" json:"k"`
-	Light SideRepeatability `yaml:"light" json:"light"`
-	Deep  SideRepeatability `yaml:"deep" json:"deep"`
+	K     int
+	Light SideRepeatability
+	Deep  SideRepeatability
 	// Rule says how repeats become the paired verdict and scores.
-	Rule string `yaml:"rule" json:"rule"`
+	Rule string
 }
 
 // SideRepeatability is one side's repeatability.
 type SideRepeatability struct {
 	// Runs counts runs with K repeats of this side.
-	Runs int `yaml:"runs" json:"runs"`
+	Runs int
 	// FlipRate is the share of runs whose K verdicts are not unanimous;
 	// PassAllK the share passed by every repeat (pass^K).
-	FlipRate *float64 `yaml:"flip_rate" json:"flip_rate"`
-	PassAllK *float64 `yaml:"pass_all_k" json:"pass_all_k"`
+	FlipRate *float64
+	PassAllK *float64
 	// FleissKappa is the agreement of the repeats with each other beyond
 	// chance, over the three verdicts, with its asymptotic interval.
-	FleissKappa *float64               `yaml:"fleiss_kappa" json:"fleiss_kappa"`
-	FleissCI95  *statistician.Interval `yaml:"fleiss_ci95" json:"fleiss_ci95"`
+	FleissKappa *float64
+	FleissCI95  *statistician.Interval
 	// ScoreSpread is the mean over runs of the within-run standard
 	// deviation of each score, in points.
-	ScoreSpread ScoreSpread `yaml:"score_spread" json:"score_spread"`
-	Reason      string      `yaml:"reason,omitempty" json:"reason,omitempty"`
+	ScoreSpread ScoreSpread
+	Reason      string
 }
 
 // ScoreSpread is a spread in points of each score.
 type ScoreSpread struct {
-	RuntimeFidelity   *float64 `yaml:"runtime_fidelity" json:"runtime_fidelity"`
-	TaskEffectiveness *float64 `yaml:"task_effectiveness" json:"task_effectiveness"`
+	RuntimeFidelity   *float64
+	TaskEffectiveness *float64
 }
 
 // LightOnlyRun is a run inspected at light depth only (not in the deep
