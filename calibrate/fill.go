@@ -57,7 +57,7 @@ func Fill(rep *report.Report, data Data) {
 	rep.Cost = withPerRun(data.Cost)
 	rep.Recommendations = advisor.Advise(advisor.Input{Comparisons: data.Comparisons, Stats: st,
 		LightSpec: rep.Inputs.Light.Spec, DeepSpec: rep.Inputs.Deep.Spec})
-	rep.RecommendationsNote = ""
+	rep.RecommendationsNote, rep.Sample.ReadInPart = "", 0
 	rep.Derive()
 	rep.Warnings = append([]string{}, st.Warnings...)
 	rep.Warnings = append(rep.Warnings, sliceWarnings(rep.Slices)...)
@@ -76,14 +76,8 @@ func Fill(rep *report.Report, data Data) {
 	if rep.Inputs.Shard != "" {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("shard %s: statistics cover this shard only; combine all shards with evalcal merge", rep.Inputs.Shard))
 	}
-	withWarnings := 0
-	for _, r := range rep.Sample.Runs {
-		if len(r.Warnings) > 0 {
-			withWarnings++
-		}
-	}
-	if withWarnings > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", withWarnings))
+	if n := rep.Sample.ReadInPart; n > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d sampled runs could be read only in part; see sample.runs[].warnings", n))
 	}
 	if n, got := rep.Inputs.SampleLimit, rep.Sample.Composition.Sampled; n > got { // a shard lists its own runs only
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("--sample %d asked for more runs than the %d valid ones; all were taken", n, got))

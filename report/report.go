@@ -36,23 +36,23 @@ type Report struct {
 	Summary Summary `yaml:"summary" json:"summary"`
 	// Gates records each requested gate (--require) and its outcome;
 	// absent when none was requested.
-	Gates                 []gates.GateRecord          `yaml:"gates,omitempty" json:"gates,omitempty"`
-	Inputs                Inputs                      `yaml:"inputs" json:"inputs"`
-	SampleSize            int                         `yaml:"sample_size" json:"sample_size"`
-	AgreementRate         AgreementRate     `yaml:"agreement_rate" json:"agreement_rate"`
-	AgreementClustered    ClusteredRate     `yaml:"agreement_clustered" json:"agreement_clustered"`
-	AgreementBySystem     []SystemAgreement `yaml:"agreement_by_system" json:"agreement_by_system"`
-	Kappa                 KappaSection      `yaml:"kappa" json:"kappa"`
-	Leniency              Leniency          `yaml:"leniency" json:"leniency"`
-	AgreementRobust       *RobustAgreement  `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
-	Confusion             Confusion         `yaml:"confusion" json:"confusion"`
-	Confidence            string                      `yaml:"confidence" json:"confidence"`
-	Preliminary           bool                        `yaml:"preliminary" json:"preliminary"`
-	BiasDirection         string                      `yaml:"bias_direction" json:"bias_direction"`
-	ScoreCorrelation      ScoreCorrelation  `yaml:"score_correlation" json:"score_correlation"`
-	MeanScoreDelta        MeanScoreDelta    `yaml:"mean_score_delta" json:"mean_score_delta"`
-	DisagreementBreakdown Breakdown         `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
-	Forecast              Forecast          `yaml:"forecast" json:"forecast"`
+	Gates                 []gates.GateRecord `yaml:"gates,omitempty" json:"gates,omitempty"`
+	Inputs                Inputs             `yaml:"inputs" json:"inputs"`
+	SampleSize            int                `yaml:"sample_size" json:"sample_size"`
+	AgreementRate         AgreementRate      `yaml:"agreement_rate" json:"agreement_rate"`
+	AgreementClustered    ClusteredRate      `yaml:"agreement_clustered" json:"agreement_clustered"`
+	AgreementBySystem     []SystemAgreement  `yaml:"agreement_by_system" json:"agreement_by_system"`
+	Kappa                 KappaSection       `yaml:"kappa" json:"kappa"`
+	Leniency              Leniency           `yaml:"leniency" json:"leniency"`
+	AgreementRobust       *RobustAgreement   `yaml:"agreement_robust,omitempty" json:"agreement_robust,omitempty"`
+	Confusion             Confusion          `yaml:"confusion" json:"confusion"`
+	Confidence            string             `yaml:"confidence" json:"confidence"`
+	Preliminary           bool               `yaml:"preliminary" json:"preliminary"`
+	BiasDirection         string             `yaml:"bias_direction" json:"bias_direction"`
+	ScoreCorrelation      ScoreCorrelation   `yaml:"score_correlation" json:"score_correlation"`
+	MeanScoreDelta        MeanScoreDelta     `yaml:"mean_score_delta" json:"mean_score_delta"`
+	DisagreementBreakdown Breakdown          `yaml:"disagreement_breakdown" json:"disagreement_breakdown"`
+	Forecast              Forecast           `yaml:"forecast" json:"forecast"`
 	// Slices is the runs sliced by each --by field (system by default):
 	// per-slice agreement, kappa, leniency and pass rates, and the
 	// slices compared by deep's pass rate next to light's; absent only in
@@ -275,8 +275,11 @@ type SideCost struct {
 // on, and the runs set aside as invalid with the reason.
 type Sample struct {
 	Composition sampler.Composition `yaml:"composition" json:"composition"`
-	Runs        []SampleRun         `yaml:"runs" json:"runs"`
-	Invalid     []Invalid           `yaml:"invalid" json:"invalid"`
+	// ReadInPart counts the sampled runs that could be read only in part
+	// (a SampleRun with warnings; see Report.Derive); absent when none.
+	ReadInPart int         `yaml:"read_in_part,omitempty" json:"read_in_part,omitempty"`
+	Runs       []SampleRun `yaml:"runs" json:"runs"`
+	Invalid    []Invalid   `yaml:"invalid" json:"invalid"`
 	// Rejected lists saved-inspection lines that name no readable run_id
 	// and depth ("file:line: why"); lines that do name them fail that
 	// inspection instead.

@@ -82,6 +82,7 @@ func LoadRunsFile(ctx context.Context, r *Report, dir string) error {
 		r.Recommendations[k].Addresses = addrs[k]
 	}
 	r.RunsFile = nil
+	r.Derive() // a report written before a derived field gains it from the listings put back
 	return nil
 }
 

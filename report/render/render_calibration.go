@@ -148,7 +148,7 @@ func calibrationBanner(r *report.Report) banner {
 	if n := len(r.Sample.Invalid); n > 0 {
 		bn.Notes = append(bn.Notes, note{plural(n, "run set aside as invalid", "runs set aside as invalid"), "invalid"})
 	}
-	if n := runsReadInPart(r.Sample.Runs); n > 0 {
+	if n := r.Sample.ReadInPart; n > 0 {
 		bn.Notes = append(bn.Notes, note{plural(n, "sampled run read only in part", "sampled runs read only in part"), "read-in-part"})
 	}
 	if n := len(r.LightOnly); n > 0 {
@@ -181,16 +181,6 @@ func agreementLine(r *report.Report) string {
 		s += "; partial"
 	}
 	return s + "."
-}
-
-func runsReadInPart(runs []report.SampleRun) int {
-	n := 0
-	for _, r := range runs {
-		if len(r.Warnings) > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // headlineSection is the report's figures at a glance: agreement, the

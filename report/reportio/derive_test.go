@@ -49,3 +49,23 @@ func TestParseReportFillsTheRecommendationsNoteOfAnOlderReport(t *testing.T) {
 		}
 	}
 }
+
+// sample.read_in_part, absent from a report written before it existed,
+// is counted from the sampled runs' warnings once the report is read.
+func TestParseReportCountsTheRunsReadInPartOfAnOlderReport(t *testing.T) {
+	data := editedReport(t, func(m map[string]any) {
+		sample := m["sample"].(map[string]any)
+		delete(sample, "read_in_part")
+		runs := sample["runs"].([]any)
+		for _, i := range []int{0, 2} {
+			runs[i].(map[string]any)["warnings"] = []any{"vm.log.md: no terminator"}
+		}
+	})
+	r, err := ParseReport(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sample.ReadInPart != 2 {
+		t.Errorf("sample.read_in_part %d, want 2", r.Sample.ReadInPart)
+	}
+}
