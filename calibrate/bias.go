@@ -62,7 +62,7 @@ func biasSection(rep *report.Report, data Data) *report.Bias {
 	}
 	b.Runs = len(runs)
 	a := statistician.BiasRegression(runs, biasLevel)
-	b.ScoreGap, b.Leniency, b.ReferenceSlice = a.ScoreGap, a.Leniency, a.ReferenceSlice
+	b.ScoreGap, b.Leniency, b.ReferenceSlice = report.RegressionOf(a.ScoreGap), report.RegressionOf(a.Leniency), a.ReferenceSlice
 	b.Omitted = append(b.Omitted, a.Omitted...)
 	b.SameFamily = sameFamilyEffect(b)
 	return b
@@ -117,7 +117,7 @@ func sameFamilyEffect(b *report.Bias) report.SameFamilyEffect {
 	p := math.Inf(1)
 	for _, c := range []struct {
 		ok bool
-		c  statistician.Coefficient
+		c  report.Coefficient
 	}{{okGap, gap}, {okLen, lenient}} {
 		if c.ok {
 			p = math.Min(p, c.c.P)
@@ -142,16 +142,16 @@ func sameFamilyEffect(b *report.Bias) report.SameFamilyEffect {
 }
 
 // coefficient finds the named coefficient of r.
-func coefficient(r statistician.Regression, name string) (statistician.Coefficient, bool) {
+func coefficient(r report.Regression, name string) (report.Coefficient, bool) {
 	for _, c := range r.Coefficients {
 		if c.Name == name {
 			return c, c.SE > 0
 		}
 	}
-	return statistician.Coefficient{}, false
+	return report.Coefficient{}, false
 }
 
-func firstReason(rs ...statistician.Regression) string {
+func firstReason(rs ...report.Regression) string {
 	for _, r := range rs {
 		if r.Reason != "" {
 			return r.Reason

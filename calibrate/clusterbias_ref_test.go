@@ -127,7 +127,7 @@ func checkClustered(t *testing.T, what string, c report.ClusteredRate, want refC
 	near(t, what+".design_effect", *c.DesignEffect, want.DesignEffect)
 }
 
-func checkRegression(t *testing.T, what string, got statistician.Regression, want refRegression) {
+func checkRegression(t *testing.T, what string, got report.Regression, want refRegression) {
 	t.Helper()
 	if got.Reason != "" || len(got.Coefficients) != len(want.Coefficients) || got.DF != want.DF || got.Covariance != "HC3" {
 		t.Fatalf("%s: %+v, reference %+v", what, got, want)

@@ -1,7 +1,5 @@
 package report
 
-import "github.com/evalcal/evalcal/statistician"
-
 // Bias is the bias section: light's errors against deep regressed on the
 // log length of the judged output, a same-family flag (the light judge's
 // model family is the run's system's) and slice indicators, by
@@ -28,10 +26,10 @@ type Bias struct {
 	NoLength       int `yaml:"no_length" json:"no_length"`
 	// ScoreGap regresses light's score minus deep's, in points; Leniency
 	// the one-sided verdict disagreement (light passes, deep does not).
-	ScoreGap       statistician.Regression `yaml:"score_gap" json:"score_gap"`
-	Leniency       statistician.Regression `yaml:"leniency" json:"leniency"`
-	ReferenceSlice string                  `yaml:"reference_slice,omitempty" json:"reference_slice,omitempty"`
-	Omitted        []string                `yaml:"omitted" json:"omitted"`
+	ScoreGap       Regression `yaml:"score_gap" json:"score_gap"`
+	Leniency       Regression `yaml:"leniency" json:"leniency"`
+	ReferenceSlice string     `yaml:"reference_slice,omitempty" json:"reference_slice,omitempty"`
+	Omitted        []string   `yaml:"omitted" json:"omitted"`
 	// SameFamily is the verdict on the same-family coefficient, which
 	// caps the trust verdict at monitor when significant.
 	SameFamily SameFamilyEffect `yaml:"same_family" json:"same_family"`

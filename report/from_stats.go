@@ -1,6 +1,9 @@
 package report
 
-import "github.com/evalcal/evalcal/statistician/aggregate"
+import (
+	"github.com/evalcal/evalcal/statistician"
+	"github.com/evalcal/evalcal/statistician/aggregate"
+)
 
 // SetStatistics sets r's statistics sections from the computed results:
 // the one mapping from statistician/aggregate's types to the report's
@@ -24,10 +27,10 @@ func (r *Report) SetStatistics(st aggregate.Stats) {
 	r.BiasDirection = st.BiasDirection
 	r.ScoreCorrelation = ScoreCorrelation{RuntimeFidelity: Correlation(st.ScoreCorrelation.RuntimeFidelity),
 		TaskEffectiveness: Correlation(st.ScoreCorrelation.TaskEffectiveness)}
-	r.MeanScoreDelta = MeanScoreDelta{RuntimeFidelity: ScoreDelta(st.MeanScoreDelta.RuntimeFidelity),
-		TaskEffectiveness: ScoreDelta(st.MeanScoreDelta.TaskEffectiveness)}
+	r.MeanScoreDelta = MeanScoreDelta{RuntimeFidelity: scoreDelta(st.MeanScoreDelta.RuntimeFidelity),
+		TaskEffectiveness: scoreDelta(st.MeanScoreDelta.TaskEffectiveness)}
 	r.DisagreementBreakdown = Breakdown(st.DisagreementBreakdown)
-	r.Forecast = Forecast(st.Forecast)
+	r.Forecast = forecastSection(st.Forecast)
 	r.Estimate = estimate(st.Estimate)
 	r.Repeatability = repeatability(st.Repeatability)
 	r.Disagreements = st.Disagreements
@@ -104,4 +107,43 @@ func repeatability(r *aggregate.Repeatability) *Repeatability {
 func sideRepeatability(s aggregate.SideRepeatability) SideRepeatability {
 	return SideRepeatability{Runs: s.Runs, FlipRate: s.FlipRate, PassAllK: s.PassAllK, FleissKappa: s.FleissKappa,
 		FleissCI95: s.FleissCI95, ScoreSpread: ScoreSpread(s.ScoreSpread), Reason: s.Reason}
+}
+
+func scoreDelta(d aggregate.ScoreDelta) ScoreDelta {
+	return ScoreDelta{Mean: d.Mean, CI95: d.CI95, SD: d.SD, N: d.N, Direction: d.Direction, Reason: d.Reason,
+		BlandAltman: BlandAltmanResult(d.BlandAltman), CCC: CCC(d.CCC)}
+}
+
+func forecastSection(f aggregate.Forecast) Forecast {
+	out := Forecast{Of: f.Of, Probability: f.Probability, N: f.N, DeepPasses: f.DeepPasses, BaseRate: f.BaseRate,
+		Brier: f.Brier, Calibration: f.Calibration, Reason: f.Reason}
+	if f.CORP != nil {
+		c := CORPDecomposition(*f.CORP)
+		out.CORP = &c
+	}
+	if b := f.Reliability; b != nil {
+		out.Reliability = &BinnedMurphy{Method: string(b.Method), Bins: b.Bins, N: b.N, Brier: b.Brier,
+			Reliability: b.Reliability, Resolution: b.Resolution, Uncertainty: b.Uncertainty,
+			WithinBinVariance: b.WithinBinVariance, WithinBinCovariance: b.WithinBinCovariance}
+		if b.Table != nil {
+			out.Reliability.Table = make([]ReliabilityBin, len(b.Table))
+			for i, bin := range b.Table {
+				out.Reliability.Table[i] = ReliabilityBin(bin)
+			}
+		}
+	}
+	return out
+}
+
+// RegressionOf is the report's copy of a regression of the scoring core
+// (the bias section's score_gap and leniency).
+func RegressionOf(r statistician.Regression) Regression {
+	out := Regression{N: r.N, DF: r.DF, Level: r.Level, Covariance: r.Covariance, Reason: r.Reason}
+	if r.Coefficients != nil {
+		out.Coefficients = make([]Coefficient, len(r.Coefficients))
+		for i, c := range r.Coefficients {
+			out.Coefficients[i] = Coefficient(c)
+		}
+	}
+	return out
 }

@@ -24,6 +24,9 @@ func publishedName(name string) string {
 	if rest, ok := strings.CutPrefix(name, "report."); ok && sectionTypes[rest] {
 		return "aggregate." + rest
 	}
+	if rest, ok := strings.CutPrefix(name, "report."); ok && coreTypes[rest] {
+		return "statistician." + rest
+	}
 	switch name {
 	case "inspection.Failure":
 		return "runner.Failure"
@@ -43,6 +46,13 @@ var sectionTypes = map[string]bool{
 	"Proportion": true, "Estimate": true, "BestEstimate": true, "EstimateSet": true, "TransportCheck": true,
 	"MethodEstimate": true, "ClusteredEstimates": true, "ClusterDesign": true, "Repeatability": true,
 	"SideRepeatability": true, "ScoreSpread": true,
+}
+
+// coreTypes are the report's copies of the scoring core's results
+// (sections_core.go), published under their statistician.* names.
+var coreTypes = map[string]bool{
+	"BlandAltmanResult": true, "CCC": true, "CORPDecomposition": true, "BinnedMurphy": true, "ReliabilityBin": true,
+	"Regression": true, "Coefficient": true,
 }
 
 func (g *schemaGen) of(t reflect.Type) map[string]any {

@@ -161,14 +161,14 @@ type MeanScoreDelta struct {
 // 95% interval, its bias direction, Bland-Altman limits of agreement and
 // Lin's concordance correlation coefficient.
 type ScoreDelta struct {
-	Mean        float64                        `yaml:"mean" json:"mean"`
-	CI95        *statistician.Interval         `yaml:"ci95" json:"ci95"`
-	SD          float64                        `yaml:"sd" json:"sd"`
-	N           int                            `yaml:"n" json:"n"`
-	Direction   string                         `yaml:"direction" json:"direction"`
-	Reason      string                         `yaml:"reason,omitempty" json:"reason,omitempty"`
-	BlandAltman statistician.BlandAltmanResult `yaml:"bland_altman" json:"bland_altman"`
-	CCC         statistician.CCC               `yaml:"ccc" json:"ccc"`
+	Mean        float64                `yaml:"mean" json:"mean"`
+	CI95        *statistician.Interval `yaml:"ci95" json:"ci95"`
+	SD          float64                `yaml:"sd" json:"sd"`
+	N           int                    `yaml:"n" json:"n"`
+	Direction   string                 `yaml:"direction" json:"direction"`
+	Reason      string                 `yaml:"reason,omitempty" json:"reason,omitempty"`
+	BlandAltman BlandAltmanResult      `yaml:"bland_altman" json:"bland_altman"`
+	CCC         CCC                    `yaml:"ccc" json:"ccc"`
 }
 
 // Forecast treats light's score as a probability forecast of a deep pass:
@@ -185,14 +185,14 @@ type ScoreDelta struct {
 // score means what it says, runs light scores at 0.8 pass deep about 80%
 // of the time. When no run was compared, only Reason is set.
 type Forecast struct {
-	Of          string                          `yaml:"of" json:"of"`
-	Probability string                          `yaml:"probability" json:"probability"`
-	N           int                             `yaml:"n" json:"n"`
-	DeepPasses  int                             `yaml:"deep_passes" json:"deep_passes"`
-	BaseRate    float64                         `yaml:"base_rate" json:"base_rate"`
-	Brier       *float64                        `yaml:"brier" json:"brier"`
-	Calibration *float64                        `yaml:"calibration" json:"calibration"`
-	CORP        *statistician.CORPDecomposition `yaml:"corp" json:"corp"`
-	Reliability *statistician.BinnedMurphy      `yaml:"reliability" json:"reliability"`
-	Reason      string                          `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Of          string             `yaml:"of" json:"of"`
+	Probability string             `yaml:"probability" json:"probability"`
+	N           int                `yaml:"n" json:"n"`
+	DeepPasses  int                `yaml:"deep_passes" json:"deep_passes"`
+	BaseRate    float64            `yaml:"base_rate" json:"base_rate"`
+	Brier       *float64           `yaml:"brier" json:"brier"`
+	Calibration *float64           `yaml:"calibration" json:"calibration"`
+	CORP        *CORPDecomposition `yaml:"corp" json:"corp"`
+	Reliability *BinnedMurphy      `yaml:"reliability" json:"reliability"`
+	Reason      string             `yaml:"reason,omitempty" json:"reason,omitempty"`
 }

@@ -5,15 +5,15 @@ import "math/bits"
 // CORPDecomposition is the CORP decomposition of the Brier score
 // (Dimitriadis, Gneiting and Jordan 2021).
 type CORPDecomposition struct {
-	N int `yaml:"n" json:"n"`
+	N int
 	// Brier is the score of the forecasts; Recalibrated the score of their
 	// PAV recalibration.
-	Brier        float64 `yaml:"brier" json:"brier"`
-	Recalibrated float64 `yaml:"recalibrated" json:"recalibrated"`
+	Brier        float64
+	Recalibrated float64
 	// MCB is miscalibration, DSC discrimination, UNC uncertainty.
-	MCB float64 `yaml:"mcb" json:"mcb"`
-	DSC float64 `yaml:"dsc" json:"dsc"`
-	UNC float64 `yaml:"unc" json:"unc"`
+	MCB float64
+	DSC float64
+	UNC float64
 }
 
 // CORP returns the CORP decomposition (Dimitriadis, Gneiting and Jordan,

@@ -9,4 +9,14 @@
 // statsmodels, scikit-learn or R) in the tests; see testdata/reference.
 //
 // The core imports only the standard library and gonum.
+//
+// The calibration report does not publish this package's types as they
+// are: it has its own (report/sections*.go), mapped in
+// report/from_stats.go, so that renaming a field here changes the mapping,
+// not the report; the results only it publishes (BlandAltmanResult, CCC,
+// CORPDecomposition, BinnedMurphy, ReliabilityBin, Regression,
+// Coefficient) therefore carry no tags. Interval and Kappa are published
+// as they are by every document (the report, segment, pairwise, rank,
+// drift, forecast); the other tagged types here by the documents of
+// forecast, plan and drift.
 package statistician

@@ -85,34 +85,34 @@ func ParseBinning(s string) (Binning, error) {
 type ReliabilityBin struct {
 	// Lower and Upper bound the bin: the fixed-width bin's edges, or the
 	// smallest and largest forecast in an equal-frequency bin.
-	Lower        float64   `yaml:"lower" json:"lower"`
-	Upper        float64   `yaml:"upper" json:"upper"`
-	Count        int       `yaml:"count" json:"count"`
-	Hits         int       `yaml:"hits" json:"hits"`
-	MeanForecast *float64  `yaml:"mean_forecast" json:"mean_forecast"`
-	ObservedRate *float64  `yaml:"observed_rate" json:"observed_rate"`
-	RateCI95     *Interval `yaml:"rate_ci95" json:"rate_ci95"`
-	Reason       string    `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Lower        float64
+	Upper        float64
+	Count        int
+	Hits         int
+	MeanForecast *float64
+	ObservedRate *float64
+	RateCI95     *Interval
+	Reason       string
 }
 
 // BinnedMurphy is the Murphy decomposition over bins, with the two
 // within-bin terms that make it an identity.
 type BinnedMurphy struct {
-	Method Binning `yaml:"method" json:"method"`
+	Method Binning
 	// Bins is the number of bins used (for equal-frequency at most
 	// min(bins, n), fewer when tied forecasts fill several targets).
-	Bins        int     `yaml:"bins" json:"bins"`
-	N           int     `yaml:"n" json:"n"`
-	Brier       float64 `yaml:"brier" json:"brier"`
-	Reliability float64 `yaml:"reliability" json:"reliability"`
-	Resolution  float64 `yaml:"resolution" json:"resolution"`
-	Uncertainty float64 `yaml:"uncertainty" json:"uncertainty"`
+	Bins        int
+	N           int
+	Brier       float64
+	Reliability float64
+	Resolution  float64
+	Uncertainty float64
 	// WithinBinVariance (WBV) and WithinBinCovariance (WBC) are the terms
 	// binning leaves out (Stephenson, Coelho and Jolliffe 2008):
 	// BS = REL - RES + UNC + WBV - WBC.
-	WithinBinVariance   float64          `yaml:"within_bin_variance" json:"within_bin_variance"`
-	WithinBinCovariance float64          `yaml:"within_bin_covariance" json:"within_bin_covariance"`
-	Table               []ReliabilityBin `yaml:"table" json:"table"`
+	WithinBinVariance   float64
+	WithinBinCovariance float64
+	Table               []ReliabilityBin
 }
 
 // MurphyBinned returns the Murphy decomposition of the Brier score over

@@ -18,24 +18,24 @@ const maxCondition = 1e12
 // Coefficient is one regression coefficient with its standard error, t
 // statistic, two-sided p-value and interval.
 type Coefficient struct {
-	Name     string   `yaml:"name" json:"name"`
-	Estimate float64  `yaml:"estimate" json:"estimate"`
-	SE       float64  `yaml:"se" json:"se"`
-	T        float64  `yaml:"t" json:"t"`
-	P        float64  `yaml:"p" json:"p"`
-	CI       Interval `yaml:"ci" json:"ci"`
+	Name     string
+	Estimate float64
+	SE       float64
+	T        float64
+	P        float64
+	CI       Interval
 }
 
 // Regression is an ordinary least squares fit with heteroskedasticity-
 // consistent standard errors. When it is not defined, Reason says why and
 // Coefficients is empty.
 type Regression struct {
-	Coefficients []Coefficient `yaml:"coefficients" json:"coefficients"`
-	N            int           `yaml:"n" json:"n"`
-	DF           int           `yaml:"df" json:"df"`
-	Level        float64       `yaml:"level" json:"level"`
-	Covariance   string        `yaml:"covariance" json:"covariance"`
-	Reason       string        `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Coefficients []Coefficient
+	N            int
+	DF           int
+	Level        float64
+	Covariance   string
+	Reason       string
 }
 
 // Coefficient returns the coefficient called name and whether there is

@@ -64,15 +64,15 @@ func MeanDifference(d []float64, level float64) MeanDiff {
 // agreement and the confidence intervals of each. When the analysis is not
 // defined, Reason says why and the numbers are zero.
 type BlandAltmanResult struct {
-	Bias    float64  `yaml:"bias" json:"bias"`
-	SD      float64  `yaml:"sd" json:"sd"`
-	Lower   float64  `yaml:"lower_loa" json:"lower_loa"`
-	Upper   float64  `yaml:"upper_loa" json:"upper_loa"`
-	BiasCI  Interval `yaml:"bias_ci" json:"bias_ci"`
-	LowerCI Interval `yaml:"lower_loa_ci" json:"lower_loa_ci"`
-	UpperCI Interval `yaml:"upper_loa_ci" json:"upper_loa_ci"`
-	N       int      `yaml:"n" json:"n"`
-	Reason  string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Bias    float64
+	SD      float64
+	Lower   float64
+	Upper   float64
+	BiasCI  Interval
+	LowerCI Interval
+	UpperCI Interval
+	N       int
+	Reason  string
 }
 
 // BlandAltman returns the Bland-Altman analysis of the differences
@@ -116,11 +116,11 @@ func BlandAltman(a, b []float64) BlandAltmanResult {
 // and Fisher-z 95% interval. When it is not defined, Reason says why and
 // the numbers are zero.
 type CCC struct {
-	Value  float64  `yaml:"value" json:"value"`
-	SE     float64  `yaml:"se" json:"se"`
-	CI95   Interval `yaml:"ci95" json:"ci95"`
-	N      int      `yaml:"n" json:"n"`
-	Reason string   `yaml:"reason,omitempty" json:"reason,omitempty"`
+	Value  float64
+	SE     float64
+	CI95   Interval
+	N      int
+	Reason string
 }
 
 // LinCCC returns Lin's concordance correlation coefficient of the pairs

@@ -368,7 +368,7 @@ func TestChartsHoldMarkersAndLabelsInChromium(t *testing.T) {
 	add(2, 100, 0) // small markers with a count
 	add(2, 0, 100)
 	add(3, 50, 55)
-	ba := statistician.BlandAltmanResult{N: len(cs), Bias: 1.5, Lower: -60, Upper: 63}
+	ba := report.BlandAltmanResult{N: len(cs), Bias: 1.5, Lower: -60, Upper: 63}
 	scatter, err := scatterSVG(cs, "runtime_fidelity")
 	if err != nil {
 		t.Fatal(err)
@@ -377,7 +377,7 @@ func TestChartsHoldMarkersAndLabelsInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, err := reliabilitySVG([]statistician.ReliabilityBin{
+	rel, err := reliabilitySVG([]report.ReliabilityBin{
 		{Lower: 0, Upper: 0.1, Count: 60, MeanForecast: ptrTo(0.02), ObservedRate: ptrTo(0.98), RateCI95: &statistician.Interval{Lower: 0.9, Upper: 1}},
 		{Lower: 0.9, Upper: 1, Count: 2, MeanForecast: ptrTo(0.99), ObservedRate: ptrTo(0.0), RateCI95: &statistician.Interval{Lower: 0, Upper: 0.6}},
 	})

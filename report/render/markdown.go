@@ -10,7 +10,6 @@ import (
 	"github.com/evalcal/evalcal/gates"
 	"github.com/evalcal/evalcal/internal/reportenc"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/statistician"
 )
 
 // page is a document laid out once and written by each renderer
@@ -332,7 +331,7 @@ func drawFigure(caption string, draw func() ([]byte, error)) *figure {
 // reliabilityTable lists the bins of a reliability table, with the hits
 // column when the document holds hits; an empty bin shows "n/a" and its
 // reason instead of a rate (never 0).
-func reliabilityTable(b statistician.BinnedMurphy, hits bool) *table {
+func reliabilityTable(b report.BinnedMurphy, hits bool) *table {
 	t := &table{Header: []string{"bin (" + string(b.Method) + ")", "count", "hits", "mean forecast", "observed rate", "Wilson 95%"}}
 	for _, bin := range b.Table {
 		row := []string{fmtStat(bin.Lower) + "–" + fmtStat(bin.Upper), fmtCount(bin.Count), fmtCount(bin.Hits), "n/a", "n/a", fmtNA(firstNonEmpty(bin.Reason, "empty bin"))}

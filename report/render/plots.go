@@ -20,7 +20,6 @@ import (
 	"github.com/evalcal/evalcal/comparator"
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/report"
-	"github.com/evalcal/evalcal/statistician"
 )
 
 // Chart sizes. gonum/plot's SVG canvas writes coordinates with %g and
@@ -293,7 +292,7 @@ func scatterSVG(cs []comparator.Comparison, name string) ([]byte, error) {
 // 95% limits of agreement; runs at one place are one marker sized and
 // labelled by their number. With no analysis (ba.Reason set) only the
 // points are drawn.
-func blandAltmanSVG(cs []comparator.Comparison, name string, ba statistician.BlandAltmanResult) ([]byte, error) {
+func blandAltmanSVG(cs []comparator.Comparison, name string, ba report.BlandAltmanResult) ([]byte, error) {
 	xys := make(plotter.XYs, len(cs))
 	lo, hi := 0.0, 0.0
 	for i, c := range cs {
@@ -415,7 +414,7 @@ func confusionSVG(c report.Confusion) ([]byte, error) {
 // (mean forecast, observed rate), each marker's area proportional to the
 // bin's count (never below minMarkerRadius), with the count beside it.
 type reliabilityMarkers struct {
-	bins []statistician.ReliabilityBin
+	bins []report.ReliabilityBin
 	unit vg.Length
 }
 
@@ -447,7 +446,7 @@ func (r reliabilityMarkers) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
 
 // reliabilityPoints are the non-empty bins of a reliability table as
 // (mean forecast, observed rate) with the Wilson interval as error bar.
-type reliabilityPoints []statistician.ReliabilityBin
+type reliabilityPoints []report.ReliabilityBin
 
 func (r reliabilityPoints) Len() int { return len(r) }
 func (r reliabilityPoints) XY(i int) (x, y float64) {
@@ -462,7 +461,7 @@ func (r reliabilityPoints) YError(i int) (low, high float64) {
 // the bin's count (written beside it), with the bin's Wilson 95% interval
 // as a bar, and the diagonal of perfect calibration. An empty bin (Count
 // 0) has no rate and draws nothing.
-func reliabilitySVG(bins []statistician.ReliabilityBin) ([]byte, error) {
+func reliabilitySVG(bins []report.ReliabilityBin) ([]byte, error) {
 	p := newPlot()
 	p.Title.Text = "reliability diagram"
 	p.X.Label.Text = "forecast probability (bin mean)"

@@ -68,7 +68,7 @@ func biasSection(b report.Bias) section {
 		"the length is " + b.Length,
 	}})
 	t := table{Header: []string{"regression", "coefficient", "estimate", "95% interval", "p"}}
-	add := func(name string, r statistician.Regression, scale float64) {
+	add := func(name string, r report.Regression, scale float64) {
 		if r.Reason != "" {
 			t.Rows = append(t.Rows, []string{name, "", fmtNA(r.Reason), "", ""})
 			return

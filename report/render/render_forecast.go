@@ -5,7 +5,7 @@ import (
 
 	"github.com/evalcal/evalcal/forecast"
 	"github.com/evalcal/evalcal/gates"
-	"github.com/evalcal/evalcal/statistician"
+	"github.com/evalcal/evalcal/report"
 )
 
 // ScoreMarkdown renders an evalcal score document as Markdown: a first
@@ -131,7 +131,7 @@ func scoreGroupSection(g forecast.ScoredGroup, plots bool) section {
 	}
 	if g.Murphy != nil {
 		bins := binsOf(g.Murphy.Binned)
-		s.Blocks = append(s.Blocks, block{Table: reliabilityTable(statistician.BinnedMurphy{Method: statistician.Binning(g.Murphy.Binned.Method), Table: bins}, false)})
+		s.Blocks = append(s.Blocks, block{Table: reliabilityTable(report.BinnedMurphy{Method: g.Murphy.Binned.Method, Table: bins}, false)})
 		if plots {
 			s.Blocks = append(s.Blocks, block{Figure: drawFigure("reliability diagram of "+g.Key+": marker area by the bin's forecasts, Wilson 95% bars, empty bins not drawn",
 				func() ([]byte, error) { return reliabilitySVG(bins) })})
@@ -150,10 +150,10 @@ func scoreGroupSection(g forecast.ScoredGroup, plots bool) section {
 
 // binsOf turns a score document's bins (nullable rates) into reliability
 // bins; a bin without a rate becomes an empty bin with its reason.
-func binsOf(b forecast.BinnedScores) []statistician.ReliabilityBin {
-	out := make([]statistician.ReliabilityBin, 0, len(b.Table))
+func binsOf(b forecast.BinnedScores) []report.ReliabilityBin {
+	out := make([]report.ReliabilityBin, 0, len(b.Table))
 	for _, bs := range b.Table {
-		rb := statistician.ReliabilityBin{Lower: bs.Lower, Upper: bs.Upper, Count: bs.Count, Reason: bs.Reason}
+		rb := report.ReliabilityBin{Lower: bs.Lower, Upper: bs.Upper, Count: bs.Count, Reason: bs.Reason}
 		if bs.MeanForecast == nil || bs.ObservedRate == nil || bs.RateCI95 == nil {
 			rb.Count = 0
 			rb.Reason = firstNonEmpty(bs.Reason, "empty bin")

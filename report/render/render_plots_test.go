@@ -234,7 +234,7 @@ func TestConfusionHeatMapFollowsTheTableOrder(t *testing.T) {
 // Reliability markers: area proportional to the bin's count, the count
 // written beside each, empty bins not drawn.
 func TestReliabilityMarkersAreSizedByBinCount(t *testing.T) {
-	bins := []statistician.ReliabilityBin{
+	bins := []report.ReliabilityBin{
 		{Lower: 0, Upper: 0.3, Count: 4, Hits: 1, MeanForecast: ptrTo(0.2), ObservedRate: ptrTo(0.25), RateCI95: &statistician.Interval{Lower: 0.04, Upper: 0.7}},
 		{Lower: 0.3, Upper: 0.6, Count: 0, Reason: "empty bin"},
 		{Lower: 0.6, Upper: 0.8, Count: 16, Hits: 11, MeanForecast: ptrTo(0.7), ObservedRate: ptrTo(0.6875), RateCI95: &statistician.Interval{Lower: 0.44, Upper: 0.86}},

@@ -187,7 +187,7 @@ func TestHTMLIsSelfContained(t *testing.T) {
 // A bin with no forecasts has no rate: the diagram draws a point and a bar
 // for each of the two filled bins and nothing for the empty one.
 func TestReliabilityDiagramDrawsNoBarForAnEmptyBin(t *testing.T) {
-	bins := []statistician.ReliabilityBin{
+	bins := []report.ReliabilityBin{
 		{Lower: 0, Upper: 0.5, Count: 4, Hits: 1, MeanForecast: ptrTo(0.3), ObservedRate: ptrTo(0.25), RateCI95: &statistician.Interval{Lower: 0.0456, Upper: 0.6994}},
 		{Lower: 0.5, Upper: 0.8, Count: 0, Reason: "empty bin"},
 		{Lower: 0.8, Upper: 1, Count: 5, Hits: 4, MeanForecast: ptrTo(0.9), ObservedRate: ptrTo(0.8), RateCI95: &statistician.Interval{Lower: 0.3755, Upper: 0.9638}},
@@ -196,14 +196,14 @@ func TestReliabilityDiagramDrawsNoBarForAnEmptyBin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	without, err := reliabilitySVG([]statistician.ReliabilityBin{bins[0], bins[2]})
+	without, err := reliabilitySVG([]report.ReliabilityBin{bins[0], bins[2]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(withEmpty, without) {
 		t.Error("an empty bin changed the diagram; it must draw nothing")
 	}
-	only, err := reliabilitySVG([]statistician.ReliabilityBin{bins[0]})
+	only, err := reliabilitySVG([]report.ReliabilityBin{bins[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
