@@ -17,6 +17,6 @@
 // CORPDecomposition, BinnedMurphy, ReliabilityBin, Regression,
 // Coefficient) therefore carry no tags. Interval and Kappa are published
 // as they are by every document (the report, segment, pairwise, rank,
-// drift, forecast); the other tagged types here by the documents of
-// forecast, plan and drift.
+// drift, forecast). Other types here still carry tags, some for the
+// documents of other packages.
 package statistician
