@@ -97,65 +97,14 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	if err != nil {
 		return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q: %v)", names[0], first.Inputs.Shard, err)
 	}
-	seen := make([]string, n+1)
-	var data Data
-	var sample []report.SampleRun
-	own := first.Inputs.ShardScope == report.ShardScopeOwn
-	var whole ownScope
-	owner := map[string]string{}
+	m := &merging{first: first, names: names, n: n, seen: make([]string, n+1), owner: map[string]string{},
+		own: first.Inputs.ShardScope == report.ShardScopeOwn}
 	for k, r := range shards {
-		i, m, err := ParseShard(r.Inputs.Shard)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[k], r.Inputs.Shard)
-		case m != n:
-			return nil, fmt.Errorf("merge: %s is shard %s but %s is of %d shards", names[k], r.Inputs.Shard, names[0], n)
-		case seen[i] != "":
-			return nil, fmt.Errorf("merge: shard %d/%d given twice (%s and %s)", i, n, seen[i], names[k])
-		}
-		seen[i] = names[k]
-		if d := differs(first, r); d != "" {
-			return nil, fmt.Errorf("merge: %s and %s are not shards of one job: %s differs", names[0], names[k], d)
-		}
-		mine := ownRuns(r, i, n)
-		if err := accounted(r, mine, i, n, names[k]); err != nil {
+		if err := m.take(k, r); err != nil {
 			return nil, err
 		}
-		if own {
-			if err := whole.add(r, mine, names[k]); err != nil {
-				return nil, err
-			}
-		}
-		sample = append(sample, mine...)
-		for _, c := range r.Comparisons {
-			if why := contradiction(c); why != "" {
-				return nil, fmt.Errorf("merge: %s: run %s: the comparison contradicts itself (edited by hand?): %s", names[k], c.RunID, why)
-			}
-		}
-		claim := func(id string) error {
-			if prev, dup := owner[id]; dup && prev != names[k] {
-				return fmt.Errorf("merge: run %s is in both %s and %s", id, prev, names[k])
-			}
-			owner[id] = names[k]
-			return nil
-		}
-		for _, c := range r.Comparisons {
-			if err := claim(c.RunID); err != nil {
-				return nil, err
-			}
-		}
-		for _, l := range r.LightOnly {
-			if err := claim(l.RunID); err != nil {
-				return nil, err
-			}
-		}
-		data.Comparisons = append(data.Comparisons, r.Comparisons...)
-		data.Failures = append(data.Failures, r.Failures...)
-		data.LightOnly = append(data.LightOnly, r.LightOnly...)
-		data.Inclusion = append(data.Inclusion, r.Inclusion...)
-		data.Repeats = append(data.Repeats, r.Repeats...)
-		data.Cost = addCost(data.Cost, r.Cost, k == 0)
 	}
+	seen, data, sample, own, whole := m.seen, m.data, m.sample, m.own, &m.whole
 	for i := 1; i <= n; i++ {
 		if seen[i] == "" {
 			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
@@ -192,6 +141,80 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	Fill(merged, data)
 	fin.apply(merged)
 	return merged, nil
+}
+
+// merging is what Merge has gathered from the shards taken so far.
+type merging struct {
+	first  *report.Report
+	names  []string
+	n      int
+	seen   []string // the file of each shard index taken
+	data   Data
+	sample []report.SampleRun
+	own    bool // the shards read their own runs only
+	whole  ownScope
+	owner  map[string]string // the file that holds each run's result
+}
+
+// take checks shard report r, the k-th given, against the first and the
+// shards taken before it (its index, job, accounting, own content hash,
+// comparisons, and the runs no other shard holds), and adds its per-run
+// results.
+func (m *merging) take(k int, r *report.Report) error {
+	names, n := m.names, m.n
+	i, count, err := ParseShard(r.Inputs.Shard)
+	switch {
+	case err != nil:
+		return fmt.Errorf("merge: %s is not a shard report (inputs.shard %q)", names[k], r.Inputs.Shard)
+	case count != n:
+		return fmt.Errorf("merge: %s is shard %s but %s is of %d shards", names[k], r.Inputs.Shard, names[0], n)
+	case m.seen[i] != "":
+		return fmt.Errorf("merge: shard %d/%d given twice (%s and %s)", i, n, m.seen[i], names[k])
+	}
+	m.seen[i] = names[k]
+	if d := differs(m.first, r); d != "" {
+		return fmt.Errorf("merge: %s and %s are not shards of one job: %s differs", names[0], names[k], d)
+	}
+	mine := ownRuns(r, i, n)
+	if err := accounted(r, mine, i, n, names[k]); err != nil {
+		return err
+	}
+	if m.own {
+		if err := m.whole.add(r, mine, names[k]); err != nil {
+			return err
+		}
+	}
+	m.sample = append(m.sample, mine...)
+	for _, c := range r.Comparisons {
+		if why := contradiction(c); why != "" {
+			return fmt.Errorf("merge: %s: run %s: the comparison contradicts itself (edited by hand?): %s", names[k], c.RunID, why)
+		}
+	}
+	claim := func(id string) error {
+		if prev, dup := m.owner[id]; dup && prev != names[k] {
+			return fmt.Errorf("merge: run %s is in both %s and %s", id, prev, names[k])
+		}
+		m.owner[id] = names[k]
+		return nil
+	}
+	for _, c := range r.Comparisons {
+		if err := claim(c.RunID); err != nil {
+			return err
+		}
+	}
+	for _, l := range r.LightOnly {
+		if err := claim(l.RunID); err != nil {
+			return err
+		}
+	}
+	d := &m.data
+	d.Comparisons = append(d.Comparisons, r.Comparisons...)
+	d.Failures = append(d.Failures, r.Failures...)
+	d.LightOnly = append(d.LightOnly, r.LightOnly...)
+	d.Inclusion = append(d.Inclusion, r.Inclusion...)
+	d.Repeats = append(d.Repeats, r.Repeats...)
+	d.Cost = addCost(d.Cost, r.Cost, k == 0)
+	return nil
 }
 
 // sortedByID returns s stably sorted by id: through a permutation of
