@@ -33,11 +33,18 @@ type parsedLine struct {
 
 	id, depth, system string // lineSkimmed
 
-	insp   inspection.Inspection // lineDecoded
-	err    error                 // why the line is not an inspection (lineDecoded)
+	*decodedLine // lineDecoded
+}
+
+// decodedLine is what decoding a line gave: apart from parsedLine so that
+// the lines a shard only reads the run id of stay small (a batch of them
+// was zeroed and scanned by the collector at every line).
+type decodedLine struct {
+	insp   inspection.Inspection
+	err    error // why the line is not an inspection
 	pi     *float64
 	piErr  error
-	named  string // lineSystem of a decoded line
+	named  string // lineSystem of the line
 	md     inspection.Metadata
 	mdSkip []inspection.MetadataSkip
 	mdErr  error
@@ -70,8 +77,9 @@ func eachParsedLine(ctx context.Context, f io.Reader, lim limits, sel selection,
 	ordered := make(chan *parseBatch, 2*workers)
 	quit := make(chan struct{})
 	defer close(quit)
+	free := make(chan *parseBatch, 4*workers) // batches applied, for the reader to fill again
 
-	go readBatches(ctx, f, lim, work, ordered, quit)
+	go readBatches(ctx, f, lim, work, ordered, free, quit)
 	for range workers {
 		go func() {
 			s := sel // a memo of its own (selection.in)
@@ -93,6 +101,10 @@ func eachParsedLine(ctx context.Context, f io.Reader, lim limits, sel selection,
 		if b.err != nil {
 			return b.err
 		}
+		select {
+		case free <- b:
+		default:
+		}
 	}
 	return nil
 }
@@ -107,17 +119,27 @@ func (e *lineError) Error() string { return e.err.Error() }
 func (e *lineError) Unwrap() error { return e.err }
 
 // readBatches reads the lines into batches and hands each to a worker
-// (work) and, in order, to the consumer (ordered); it stops at the end of
-// the file, at an error (sent with the last batch) or when quit closes.
-func readBatches(ctx context.Context, f io.Reader, lim limits, work, ordered chan<- *parseBatch, quit <-chan struct{}) {
+// (work) and, in order, to the consumer (ordered), filling again the
+// batches the consumer is done with (free: a file of any size then takes
+// a few batches' memory); it stops at the end of the file, at an error
+// (sent with the last batch) or when quit closes.
+func readBatches(ctx context.Context, f io.Reader, lim limits, work, ordered chan<- *parseBatch, free <-chan *parseBatch, quit <-chan struct{}) {
 	defer close(work)
 	defer close(ordered)
 	lr := lines.NewReader(f, lim.line, lim.file)
 	lineNo := 0
+	bufHint := 64 << 10
 	for {
-		b := &parseBatch{done: make(chan struct{})}
+		var b *parseBatch
+		select {
+		case b = <-free:
+			clear(b.lines) // no line keeps what it decoded alive
+			b.buf, b.lines, b.done = b.buf[:0], b.lines[:0], make(chan struct{})
+		default:
+			b = &parseBatch{buf: make([]byte, 0, bufHint), lines: make([]parsedLine, 0, parseBatchLines), done: make(chan struct{})}
+		}
 		type span struct{ at, n int }
-		var spans []span
+		spans := make([]span, 0, parseBatchLines)
 		for len(spans) < parseBatchLines && b.err == nil {
 			raw, long, err := lr.Next()
 			if errors.Is(err, io.EOF) {
@@ -145,6 +167,7 @@ func readBatches(ctx context.Context, f io.Reader, lim limits, work, ordered cha
 		for i, s := range spans {
 			b.lines[i].line = b.buf[s.at : s.at+s.n : s.at+s.n]
 		}
+		bufHint = max(bufHint, len(b.buf)+len(b.buf)/8) // a batch's lines in one allocation
 		if len(b.lines) == 0 && b.err == nil {
 			return // the end of the file
 		}
@@ -185,6 +208,7 @@ func decodeLine(pl *parsedLine, sel *selection) {
 			return
 		}
 	}
+	pl.decodedLine = &decodedLine{}
 	pl.insp, pl.err = parseLine(line)
 	if pl.err != nil {
 		if bom := byteOrderMarkError(line, pl.no); bom != nil {
