@@ -110,7 +110,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 			return nil, fmt.Errorf("merge: shard %d/%d is missing", i, n)
 		}
 	}
-	sample = sortedByID(sample, func(s *report.SampleRun) string { return s.ID })
+	sample = sortedByID(sample, m.sampleEnds, func(s *report.SampleRun) string { return s.ID })
 	if own {
 		if err := whole.check(sample); err != nil {
 			return nil, err
@@ -118,7 +118,7 @@ func Merge(shards []*report.Report, names []string, fin Finish) (*report.Report,
 	} else if h := reportSampleHash(sample); h != first.Inputs.ContentHash {
 		return nil, fmt.Errorf("merge: the shards' sampled runs (%d) are not the sample their inputs.content_hash names: a shard report lists runs of another job or was edited", len(sample))
 	}
-	data.Comparisons = sortedByID(data.Comparisons, func(c *comparator.Comparison) string { return c.RunID })
+	data.Comparisons = sortedByID(data.Comparisons, m.comparisonEnds, func(c *comparator.Comparison) string { return c.RunID })
 	slices.SortStableFunc(data.Failures, func(a, b inspection.Failure) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)), cmp.Compare(a.Repeat, b.Repeat))
 	})
@@ -154,6 +154,9 @@ type merging struct {
 	own    bool // the shards read their own runs only
 	whole  ownScope
 	owner  map[string]string // the file that holds each run's result
+	// sampleEnds and comparisonEnds are where each shard's part of sample
+	// and data.Comparisons ends.
+	sampleEnds, comparisonEnds []int
 }
 
 // take checks shard report r, the k-th given, against the first and the
@@ -185,6 +188,7 @@ func (m *merging) take(k int, r *report.Report) error {
 		}
 	}
 	m.sample = append(m.sample, mine...)
+	m.sampleEnds = append(m.sampleEnds, len(m.sample))
 	for _, c := range r.Comparisons {
 		if why := contradiction(c); why != "" {
 			return fmt.Errorf("merge: %s: run %s: the comparison contradicts itself (edited by hand?): %s", names[k], c.RunID, why)
@@ -209,6 +213,7 @@ func (m *merging) take(k int, r *report.Report) error {
 	}
 	d := &m.data
 	d.Comparisons = append(d.Comparisons, r.Comparisons...)
+	m.comparisonEnds = append(m.comparisonEnds, len(d.Comparisons))
 	d.Failures = append(d.Failures, r.Failures...)
 	d.LightOnly = append(d.LightOnly, r.LightOnly...)
 	d.Inclusion = append(d.Inclusion, r.Inclusion...)
@@ -217,14 +222,26 @@ func (m *merging) take(k int, r *report.Report) error {
 	return nil
 }
 
-// sortedByID returns s stably sorted by id: through a permutation of
-// indices, so that large elements (a comparison is some 300 bytes) are
-// moved once, not at every step of the sort (a merge of 100,000 runs
-// spent a tenth of its CPU sorting); s as it is when already sorted, as
-// one shard's lists are.
-func sortedByID[T any](s []T, id func(*T) string) []T {
-	if slices.IsSortedFunc(s, func(a, b T) int { return cmp.Compare(id(&a), id(&b)) }) {
+// sortedByID returns s stably sorted by id, s being the concatenation of
+// parts (one a shard) that end at ends: s itself when already sorted; a
+// merge of the parts when each is sorted, as a shard's lists are (64
+// parts of a million comparisons take 6 comparisons of ids an element);
+// else through a permutation of indices, so that large elements (a
+// comparison is some 300 bytes) are moved once, not at every step of
+// the sort.
+func sortedByID[T any](s []T, ends []int, id func(*T) string) []T {
+	byID := func(a, b T) int { return cmp.Compare(id(&a), id(&b)) }
+	if slices.IsSortedFunc(s, byID) {
 		return s
+	}
+	parts := make([][]T, 0, len(ends))
+	from := 0
+	for _, end := range ends {
+		parts = append(parts, s[from:end])
+		from = end
+	}
+	if from == len(s) && !slices.ContainsFunc(parts, func(p []T) bool { return !slices.IsSortedFunc(p, byID) }) {
+		return mergeParts(parts, len(s), id)
 	}
 	perm := make([]int32, len(s))
 	for i := range perm {
@@ -234,6 +251,52 @@ func sortedByID[T any](s []T, id func(*T) string) []T {
 	out := make([]T, len(s))
 	for i, p := range perm {
 		out[i] = s[p]
+	}
+	return out
+}
+
+// mergeParts merges n elements in sorted parts into one sorted slice; of
+// equal ids, the earlier part's comes first (a stable sort of the parts
+// concatenated gives the same order).
+func mergeParts[T any](parts [][]T, n int, id func(*T) string) []T {
+	out := make([]T, 0, n)
+	h := make([]int, 0, len(parts)) // a min-heap of part indices by their next id, then index
+	less := func(a, b int) bool {
+		ia, ib := id(&parts[a][0]), id(&parts[b][0])
+		return ia < ib || ia == ib && a < b
+	}
+	down := func(i int) {
+		for {
+			l, small := 2*i+1, i
+			if l < len(h) && less(h[l], h[small]) {
+				small = l
+			}
+			if r := l + 1; r < len(h) && less(h[r], h[small]) {
+				small = r
+			}
+			if small == i {
+				return
+			}
+			h[i], h[small] = h[small], h[i]
+			i = small
+		}
+	}
+	for k, p := range parts {
+		if len(p) > 0 {
+			h = append(h, k)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(h) > 0 {
+		k := h[0]
+		out = append(out, parts[k][0])
+		if parts[k] = parts[k][1:]; len(parts[k]) == 0 {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
 	}
 	return out
 }

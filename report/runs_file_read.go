@@ -99,6 +99,7 @@ func readRunsLines(ctx context.Context, f io.Reader, path string, rf *RunsFile) 
 	lists := map[string]reflect.Value{}
 	addrs := map[int][]string{}
 	counts := map[string]int{}
+	intern := map[string]string{}
 	var size int64
 	var long []byte
 	for n := 1; ; n++ {
@@ -147,8 +148,10 @@ func readRunsLines(ctx context.Context, f io.Reader, path string, rf *RunsFile) 
 			return nil, nil, fmt.Errorf("report: runs file %s:%d: unknown section %q", path, n, name)
 		}
 		e := reflect.New(t.Elem())
-		if err := json.Unmarshal(item, e.Interface()); err != nil {
-			return nil, nil, fmt.Errorf("report: runs file %s:%d: %s: %w", path, n, name, err)
+		if !decodeFast(name, item, e.Interface(), intern) {
+			if err := json.Unmarshal(item, e.Interface()); err != nil {
+				return nil, nil, fmt.Errorf("report: runs file %s:%d: %s: %w", path, n, name, err)
+			}
 		}
 		l, ok := lists[name]
 		if !ok {
@@ -164,6 +167,25 @@ func readRunsLines(ctx context.Context, f io.Reader, path string, rf *RunsFile) 
 		return nil, nil, fmt.Errorf("report: runs file %s: its sections %v are not the report's runs_file.sections %v", path, counts, rf.Sections)
 	}
 	return lists, addrs, nil
+}
+
+// decodeFast decodes the item of a comparisons or sample.runs line into
+// v (a new element) by fastComparison or fastSampleRun; false, with v
+// zeroed, when it is another section or they gave up.
+func decodeFast(section string, item []byte, v any, intern map[string]string) bool {
+	switch p := v.(type) {
+	case *comparator.Comparison:
+		if section == "comparisons" && fastComparison(item, p, intern) {
+			return true
+		}
+		*p = comparator.Comparison{}
+	case *SampleRun:
+		if section == "sample.runs" && fastSampleRun(item, p, intern) {
+			return true
+		}
+		*p = SampleRun{}
+	}
+	return false
 }
 
 // splitRunsLine reads a line as the writer writes it:
