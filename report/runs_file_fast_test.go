@@ -14,10 +14,10 @@ var fastCases = []string{
 	`{"run_id":"run-0000001","system":"gamma","light_verdict":"fail","deep_verdict":"partial","verdict_match":false,"light_scores":{"runtime_fidelity":82,"task_effectiveness":61},"deep_scores":{"runtime_fidelity":26,"task_effectiveness":46.125},"runtime_fidelity_delta":-56,"task_effectiveness_delta":-14.875,"flag_overlap":{"both":["F5"],"light_only":[],"deep_only":[]},"disagreement_type":"verdict_split","minor_noise":false,"notes":["verdicts differ: light fail, deep partial"],"light_summary":"generated run 1","deep_summary":"generated run 1"}`,
 	`{"run_id":"a","system":"s","metadata":{"task":"t7","lang":"fr"},"light_verdict":"pass","deep_verdict":"pass","verdict_match":true,"light_scores":{"runtime_fidelity":1e2,"task_effectiveness":0.5},"deep_scores":{"runtime_fidelity":100,"task_effectiveness":0},"runtime_fidelity_delta":0,"task_effectiveness_delta":-0.5,"flag_overlap":{"both":[],"light_only":[],"deep_only":[],"severity_mismatches":["F1: warning -> error"]},"disagreement_type":null,"minor_noise":true,"notes":[]}`,
 	`{"run_id":"esc","system":"s","light_verdict":"pass","deep_verdict":"pass","verdict_match":true,"light_scores":{"runtime_fidelity":1,"task_effectiveness":1},"deep_scores":{"runtime_fidelity":1,"task_effectiveness":1},"runtime_fidelity_delta":0,"task_effectiveness_delta":0,"flag_overlap":{"both":[],"light_only":[],"deep_only":[]},"disagreement_type":null,"minor_noise":true,"notes":["a \"quoted\" note\n","caf\u00e9 \ud83d\ude00"]}`,
-	"{\"run_id\":\"bad \xff byte\",\"system\":\"s\"}", // invalid UTF-8: encoding/json replaces the byte
-	`{"run_id":"ws", "system":"s"}`,                        // whitespace: left to encoding/json
-	`{"RUN_ID":"case","system":"s"}`,                       // another case: left to encoding/json
-	`{"run_id":"n","system":null,"notes":null}`,            // nulls: left to encoding/json
+	"{\"run_id\":\"bad \xff byte\",\"system\":\"s\"}",       // invalid UTF-8: encoding/json replaces the byte
+	`{"run_id":"ws", "system":"s"}`,                         // whitespace: left to encoding/json
+	`{"RUN_ID":"case","system":"s"}`,                        // another case: left to encoding/json
+	`{"run_id":"n","system":null,"notes":null}`,             // nulls: left to encoding/json
 	`{"run_id":"x","light_scores":{"runtime_fidelity":01}}`, // not JSON
 	`{"run_id":"x","unknown":1}`,
 	`{"run_id":"x","light_scores":{"runtime_fidelity":1e999}}`,
