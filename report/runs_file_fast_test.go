@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/evalcal/evalcal/comparator"
 )
 
 // fastCases are items as the writer writes them and as it never does:
@@ -65,4 +64,3 @@ func FuzzFastComparison(f *testing.F) {
 	})
 }
 
-var _ = comparator.Comparison{}
