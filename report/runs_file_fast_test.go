@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-
 )
 
 // fastCases are items as the writer writes them and as it never does:
@@ -63,4 +62,3 @@ func FuzzFastComparison(f *testing.F) {
 		checkFast(t, item, fastSampleRun)
 	})
 }
-
