@@ -183,6 +183,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		Cost:        costOf(res, opts),
 	}
 	data.Inclusion = design.inclusion(res)
+	paired := len(res.Pairs)
+	if len(cfg.Perturb) == 0 {
+		// The inspections are in the comparisons now; only the
+		// perturbation tests read them again. A million pairs are some
+		// 800 MB the statistics and the report need not carry.
+		res.Pairs = nil
+	}
 
 	// 4 and 5. statistician and advisor, on a report that says what it was
 	// computed from.
@@ -198,7 +205,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		// report of what finished is written, as after a budget stop.
 		rep.Partial = true
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the run stopped (%v) after %d runs got both inspections; %d runs were not inspected and the statistics cover the finished ones only",
-			stop, len(res.Pairs), res.Interrupted))
+			stop, paired, res.Interrupted))
 	}
 	rep.Warnings = append(rep.Warnings, res.Warnings...)
 	if uncovered > 0 {
