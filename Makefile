@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/evalcal
 PKGS    := ./...
 
-.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run bench-scale fuzz clean
+.PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run bench-scale bench-import fuzz clean
 
 all: build
 
@@ -65,6 +65,13 @@ bench-run:
 # testdata/bench/scale/run.sh; README's table is SHARD_RUNS=100000).
 bench-scale:
 	SHARDS=$${SHARDS:-64} sh testdata/bench/scale/run.sh
+
+# bench-import: evalcal run on an inspect_ai .json log and a promptfoo
+# JSON Lines file of 10k and 100k samples, two scorers or assertions each
+# (wall, CPU, peak RSS, CPU growth exponent; about 2 minutes; SIZES and
+# FORMATS override, see testdata/bench/scale/importers.sh).
+bench-import:
+	sh testdata/bench/scale/importers.sh
 
 # fuzz: a short campaign on every parser's fuzz target.
 FUZZTIME ?= 60s
