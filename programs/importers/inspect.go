@@ -78,15 +78,24 @@ func LoadInspectWith(ctx context.Context, path, scorer string, opts Options) (*S
 }
 
 func loadInspect(ctx context.Context, path, scorer string, opts Options, lim limits) (*Source, []inspection.Run, error) {
+	log, err := readInspect(ctx, path, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return log.source(scorer, opts)
+}
+
+// readInspect reads a log file or a log directory.
+func readInspect(ctx context.Context, path string, lim limits) (parsedFile, error) {
 	read := readInspectLog
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		read = readInspectDir
 	}
 	log, err := read(ctx, path, lim)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return log.source(scorer, opts)
+	return log, nil
 }
 
 // readInspectLog reads one log file, .json or .eval.

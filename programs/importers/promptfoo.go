@@ -81,9 +81,18 @@ func LoadPromptfooWith(ctx context.Context, path, assertion string, opts Options
 }
 
 func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, lim limits) (*Source, []inspection.Run, error) {
+	pf, err := readPromptfoo(ctx, path, lim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pf.source(assertion, opts)
+}
+
+// readPromptfoo reads a results file, JSON or JSON Lines.
+func readPromptfoo(ctx context.Context, path string, lim limits) (parsedFile, error) {
 	f, stop, err := inputfile.Open(ctx, path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("promptfoo: open %s: %w", path, err)
+		return nil, fmt.Errorf("promptfoo: open %s: %w", path, err)
 	}
 	defer f.Close()
 	defer stop()
@@ -97,9 +106,9 @@ func loadPromptfoo(ctx context.Context, path, assertion string, opts Options, li
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		return nil, nil, fmt.Errorf("promptfoo: read %s: %w", path, inputfile.ReadError(ctx, err))
+		return nil, fmt.Errorf("promptfoo: read %s: %w", path, inputfile.ReadError(ctx, err))
 	}
-	return pf.source(assertion, opts)
+	return pf, nil
 }
 
 // promptfooFile is what a load keeps of a results file.
