@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/inspection"
 )
@@ -166,16 +168,22 @@ func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, erro
 	var raw map[string]json.RawMessage
 	switch {
 	case !isNull(scores):
-		if err := json.Unmarshal(scores, &raw); err != nil {
+		var err error
+		if raw, err = topFields(scores, func(string) bool { return true }); err != nil {
 			return nil, &inspection.FieldError{Field: "scores", Err: errors.New("not an object of scorer name to score")}
 		}
 	case !isNull(legacy):
 		raw = map[string]json.RawMessage{legacyScorer: legacy}
 	}
 	for name, r := range raw {
-		var w scoreWire
+		w, ok := scoreFields(r)
+		var err error
+		if !ok {
+			w = scoreWire{}
+			err = json.Unmarshal(r, &w)
+		}
 		sc := inspectScore{}
-		if err := json.Unmarshal(r, &w); err != nil {
+		if err != nil {
 			sc.err = &inspection.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
 		} else if w.Value == nil {
 			sc.err = &inspection.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
@@ -190,6 +198,57 @@ func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, erro
 		out[name] = sc
 	}
 	return out, nil
+}
+
+// scoreFields reads a Score as json.Unmarshal into a scoreWire would,
+// without decoding what it skips, when that is plain: an object whose
+// value, answer and explanation keys are written so (not in another
+// case, which encoding/json would match too) and whose answer and
+// explanation are strings or null. ok is false otherwise, and the caller
+// decodes it with encoding/json. raw must be valid JSON.
+func scoreFields(raw json.RawMessage) (w scoreWire, ok bool) {
+	plain := true
+	fields, err := topFields(raw, func(k string) bool {
+		switch k {
+		case "value", "answer", "explanation":
+			return true
+		}
+		if strings.EqualFold(k, "value") || strings.EqualFold(k, "answer") || strings.EqualFold(k, "explanation") {
+			plain = false
+		}
+		return false
+	})
+	if err != nil || !plain {
+		return scoreWire{}, false
+	}
+	if v, ok := fields["value"]; ok {
+		w.Value = bytes.Clone(v) // raw is the whole sample: keep the value only
+	}
+	if w.Answer, ok = jsonString(fields["answer"]); !ok {
+		return scoreWire{}, false
+	}
+	if w.Explanation, ok = jsonString(fields["explanation"]); !ok {
+		return scoreWire{}, false
+	}
+	return w, true
+}
+
+// jsonString decodes a JSON string as encoding/json does into a *string:
+// nil for an absent value or null. ok is false when raw is another value.
+func jsonString(raw []byte) (s *string, ok bool) {
+	switch {
+	case raw == nil || string(raw) == "null":
+		return nil, true
+	case raw[0] != '"':
+		return nil, false
+	}
+	var str string
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		str = string(inner) // nothing to unescape or replace
+	} else if json.Unmarshal(raw, &str) != nil {
+		return nil, false
+	}
+	return &str, true
 }
 
 // sampleErrorMessage reads a sample's error: an EvalError object (its

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"unicode/utf8"
 )
 
 // errFileTooLong is returned by a limitedReader past its limit.
@@ -353,7 +354,7 @@ func topFields(data []byte, want func(key string) bool) (map[string]json.RawMess
 		i = skipSpace(data, i+1)
 		vEnd := skipValue(data, i)
 		key := string(rawKey[1 : len(rawKey)-1])
-		if bytes.IndexByte(rawKey, '\\') >= 0 {
+		if bytes.IndexByte(rawKey, '\\') >= 0 || !utf8.Valid(rawKey) { // unescaped, or made valid, as encoding/json does
 			if err := json.Unmarshal(rawKey, &key); err != nil {
 				return nil, err
 			}

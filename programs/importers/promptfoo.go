@@ -349,12 +349,36 @@ func index(raw json.RawMessage) (int, error) {
 	return int(x), nil
 }
 
-// parseGrading reads a GradingResult and its component results.
+// gradingFastWire is gradingWire with its component results decoded in
+// the same pass.
+type gradingFastWire struct {
+	gradingWire
+	ComponentResults []gradingWire `json:"componentResults"`
+}
+
+// parseGrading reads a GradingResult and its component results: in one
+// pass of encoding/json, or, when that fails, one pass for the result
+// and one for each component, so that the error names the component.
 func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
+	var fast gradingFastWire
+	if json.Unmarshal(raw, &fast) == nil {
+		return gradingOf(fast.gradingWire, fast.ComponentResults, field)
+	}
 	var w gradingWire
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return gradingResult{}, fieldOf(field, err)
 	}
+	comps := make([]gradingWire, len(w.ComponentResults))
+	for i, c := range w.ComponentResults {
+		if err := json.Unmarshal(c, &comps[i]); err != nil {
+			return gradingResult{}, fieldOf(fmt.Sprintf("%s.componentResults[%d]", field, i), err)
+		}
+	}
+	return gradingOf(w, comps, field)
+}
+
+// gradingOf checks a decoded GradingResult and its components.
+func gradingOf(w gradingWire, comps []gradingWire, field string) (gradingResult, error) {
 	if w.Pass == nil {
 		return gradingResult{}, &inspection.FieldError{Field: field + ".pass", Err: errors.New("missing")}
 	}
@@ -365,16 +389,16 @@ func parseGrading(raw json.RawMessage, field string) (gradingResult, error) {
 	if w.TokensUsed != nil {
 		g.tokens = w.TokensUsed.Total
 	}
-	for i, c := range w.ComponentResults {
-		f := fmt.Sprintf("%s.componentResults[%d]", field, i)
-		var cw gradingWire
-		if err := json.Unmarshal(c, &cw); err != nil {
-			return gradingResult{}, fieldOf(f, err)
-		}
+	if len(comps) > 0 {
+		g.components = make([]componentResult, 0, len(comps))
+	}
+	for i, cw := range comps {
 		if cw.Pass == nil {
+			f := fmt.Sprintf("%s.componentResults[%d]", field, i)
 			return gradingResult{}, &inspection.FieldError{Field: f + ".pass", Err: errors.New("missing")}
 		}
 		if cw.Score == nil {
+			f := fmt.Sprintf("%s.componentResults[%d]", field, i)
 			return gradingResult{}, &inspection.FieldError{Field: f + ".score", Err: errors.New("missing")}
 		}
 		comp := componentResult{pass: *cw.Pass, score: *cw.Score, weight: 1, reason: truncate(oneLine(cw.Reason), SummaryRunes)}

@@ -89,6 +89,9 @@ func (pf *promptfooFile) readLines(ctx context.Context, r io.Reader, lim limits)
 	}
 }
 
+// jsonSpace is JSON's white space (RFC 8259, section 2).
+const jsonSpace = " \t\r\n"
+
 // addLine reads the results on line n: one, or more run together.
 func (pf *promptfooFile) addLine(line []byte, n int) {
 	where := fmt.Sprintf("%s:%d", pf.path, n)
@@ -99,7 +102,13 @@ func (pf *promptfooFile) addLine(line []byte, n int) {
 		return
 	}
 	// The line is bounded, hashed and clear of a byte-order mark already;
-	// promptfoo writes JSON.stringify's JSON, without NaN.
+	// promptfoo writes JSON.stringify's JSON, without NaN. A line that is
+	// one valid JSON value is that result (what a decoder would read:
+	// the value without the white space around it).
+	if json.Valid(line) {
+		pf.add(bytes.Trim(line, jsonSpace), where, "")
+		return
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	for k := 0; ; k++ {
 		var raw json.RawMessage
