@@ -160,7 +160,9 @@ func unionRuns(lists [][]inspection.Run) []inspection.Run {
 				prev.System = r.System
 			}
 			var conflicts []string
-			prev.Metadata, conflicts = inspection.MergeMetadata(maps.Clone(prev.Metadata), r.Metadata)
+			if !maps.Equal(prev.Metadata, r.Metadata) { // equal: one file on both sides
+				prev.Metadata, conflicts = inspection.MergeMetadata(maps.Clone(prev.Metadata), r.Metadata)
+			}
 			for _, c := range conflicts {
 				prev.Warnings = append(slices.Clone(prev.Warnings), "metadata."+c+": the light file's value is kept")
 			}

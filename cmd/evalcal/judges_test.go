@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/evalcal/evalcal/inspection"
+)
 
 // The shell completes --inspector with every registered spec kind
 // (programs/all), the ones taking an argument with their colon.
@@ -40,5 +46,40 @@ func TestLLMRangesAreCheckedOnce(t *testing.T) {
 	} {
 		r := runBinary(t, binOptions{}, append(append([]string{"run"}, c.args...), "testdata/runs")...)
 		expect(t, "run "+c.args[0], r, 2, nil, []string{c.want})
+	}
+}
+
+// unionRuns joins two files' runs: the light file's metadata wins a
+// conflict (with a warning) and each file adds the fields it alone has;
+// one file on both sides gives its runs' metadata unchanged.
+func TestUnionRunsMergesMetadata(t *testing.T) {
+	light := []inspection.Run{
+		{ID: "a", ContentHash: "1", Metadata: inspection.Metadata{"k": "x", "l": "1"}},
+		{ID: "b", ContentHash: "2", Metadata: inspection.Metadata{"k": "y"}},
+		{ID: "c", ContentHash: "3"},
+	}
+	deep := []inspection.Run{
+		{ID: "a", ContentHash: "4", Metadata: inspection.Metadata{"k": "z", "d": "2"}},
+		{ID: "b", ContentHash: "5", Metadata: inspection.Metadata{"k": "y"}},
+		{ID: "c", ContentHash: "6", Metadata: inspection.Metadata{}},
+	}
+	got := unionRuns([][]inspection.Run{light, deep})
+	want := []inspection.Metadata{{"k": "x", "l": "1", "d": "2"}, {"k": "y"}, nil}
+	for i, r := range got {
+		if !maps.Equal(r.Metadata, want[i]) {
+			t.Errorf("run %s: metadata %v, want %v", r.ID, r.Metadata, want[i])
+		}
+	}
+	if len(got[0].Warnings) != 1 || !strings.Contains(got[0].Warnings[0], `metadata.k: "x" and "z"`) || len(got[1].Warnings) != 0 {
+		t.Errorf("warnings %q and %q, want one conflict on run a", got[0].Warnings, got[1].Warnings)
+	}
+	if light[0].Metadata["d"] != "" {
+		t.Errorf("the light run's metadata was changed: %v", light[0].Metadata)
+	}
+	same := unionRuns([][]inspection.Run{light, light})
+	for i, r := range same {
+		if !maps.Equal(r.Metadata, light[i].Metadata) || len(r.Warnings) != 0 {
+			t.Errorf("one file twice: run %s: %v %q", r.ID, r.Metadata, r.Warnings)
+		}
 	}
 }

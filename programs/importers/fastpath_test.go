@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,5 +175,25 @@ func TestPromptfooJSONLLineWhiteSpace(t *testing.T) {
 	sum := sha256.Sum256([]byte(result))
 	if runs[0].SizeBytes != int64(len(result)) || runs[0].ContentHash != hex.EncodeToString(sum[:]) {
 		t.Errorf("run %s: %d bytes, hash %s; want %d, %x", runs[0].ID, runs[0].SizeBytes, runs[0].ContentHash, len(result), sum)
+	}
+}
+
+// sortRuns orders runs by id as a sort of the runs themselves does,
+// whatever order they come in.
+func TestSortRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 10, 1000} {
+		runs := make([]inspection.Run, n)
+		for i := range runs {
+			runs[i] = inspection.Run{ID: fmt.Sprintf("test%d-prompt%d", r.IntN(10*n+1), i), SizeBytes: int64(i)}
+		}
+		want := slices.Clone(runs)
+		slices.SortFunc(want, func(a, b inspection.Run) int { return strings.Compare(a.ID, b.ID) })
+		if d := cmp.Diff(want, sortRuns(runs)); d != "" {
+			t.Errorf("%d runs (-slices.SortFunc +sortRuns):\n%s", n, d)
+		}
+		if d := cmp.Diff(want, sortRuns(want)); d != "" {
+			t.Errorf("%d sorted runs (-want +sortRuns):\n%s", n, d)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package importers
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -402,9 +401,9 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 		epochs = 1 // readInspectDir added the epochs
 	}
 	src := &Source{identity: fmt.Sprintf("inspect:%s#%s%s", l.sum[:16], selector, opts.identitySuffix()), selector: selector,
-		results: map[string]result{}, unattributed: slices.Clone(l.unattributed)}
-	runs := map[string]inspection.Run{}
-	first := map[string]string{}
+		results: make(map[string]result, len(l.samples)), unattributed: slices.Clone(l.unattributed)}
+	runs := make([]inspection.Run, 0, len(l.samples))
+	first := make(map[string]string, len(l.samples))
 	for _, s := range l.samples {
 		if s.invalidated {
 			src.unattributed = append(src.unattributed, fmt.Sprintf("%s: %ssample %s epoch %d: invalidated in the log; left out",
@@ -437,25 +436,20 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 		if s.failure != nil {
 			run.Status = inspection.StatusUnknown
 			src.results[id] = result{err: s.failure}
-			runs[id] = run
+			runs = append(runs, run)
 			continue
 		}
 		run.Metadata = s.metadata
 		for _, w := range s.metaSkips {
 			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %ssample %s epoch %d: %s", s.where, s.label, s.id, s.epoch, w))
 		}
-		runs[id] = run
+		runs = append(runs, run)
 		if r, covered := mapSample(s, name, key, selector, opts); covered {
 			r.insp.RunID, r.insp.System = id, system
 			src.results[id] = r
 		}
 	}
-	out := make([]inspection.Run, 0, len(runs))
-	for _, r := range runs {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
-	return src, out, nil
+	return src, sortRuns(runs), nil
 }
 
 // sampleEpochs is the number of epochs the log ran: the header's, or the

@@ -2,6 +2,7 @@ package importers
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ func (l *inspectLog) addSample(raw []byte, where, label string, sum []byte, memb
 		s, err = parseSample(clean)
 	}
 	s.where, s.label, s.size = where, label, int64(len(raw))
-	s.hash = fmt.Sprintf("%x", sum)
+	s.hash = hex.EncodeToString(sum)
 	if err != nil {
 		l.reject(s, member, err)
 		return

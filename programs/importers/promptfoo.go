@@ -5,12 +5,14 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/evalcal/evalcal/inspection"
@@ -250,7 +252,7 @@ type tokensWire struct {
 func (pf *promptfooFile) add(raw []byte, where, label string) {
 	r, err := parseResult(raw)
 	sum := sha256.Sum256(raw)
-	r.where, r.label, r.size, r.hash = where, label, int64(len(raw)), fmt.Sprintf("%x", sum)
+	r.where, r.label, r.size, r.hash = where, label, int64(len(raw)), hex.EncodeToString(sum[:])
 	if err != nil {
 		if r.testIdx < 0 {
 			pf.unattributed = append(pf.unattributed, fmt.Sprintf("%s: %s%v", where, label, err))
@@ -435,12 +437,12 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []insp
 	if suffix := opts.identitySuffix(); assertion != "" || suffix != "" {
 		identity += "#" + assertion + suffix // as a spec writes it
 	}
-	src := &Source{identity: identity, selector: assertion, results: map[string]result{},
+	src := &Source{identity: identity, selector: assertion, results: make(map[string]result, len(pf.results)),
 		unattributed: slices.Clone(pf.unattributed)}
-	var runs []inspection.Run
-	first := map[string]string{}
+	runs := make([]inspection.Run, 0, len(pf.results))
+	first := make(map[string]string, len(pf.results))
 	for _, r := range pf.results {
-		id := fmt.Sprintf("test%d-prompt%d", r.testIdx, r.promptIdx)
+		id := "test" + strconv.Itoa(r.testIdx) + "-prompt" + strconv.Itoa(r.promptIdx)
 		if at, dup := first[id]; dup {
 			src.results[id] = result{err: resultError(r, fmt.Errorf("test %d prompt %d is also at %s; which is right cannot be told", r.testIdx, r.promptIdx, at))}
 			continue
@@ -468,8 +470,7 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []insp
 			src.results[id] = res
 		}
 	}
-	slices.SortFunc(runs, func(a, b inspection.Run) int { return cmp.Compare(a.ID, b.ID) })
-	return src, runs, nil
+	return src, sortRuns(runs), nil
 }
 
 // resolve decides whether assertion names a metric (when any component

@@ -203,5 +203,24 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// sortRuns returns runs sorted by id (unique): it sorts their positions
+// and moves each run once, where sorting the runs themselves would move
+// a few hundred bytes a swap, n log n times.
+func sortRuns(runs []inspection.Run) []inspection.Run {
+	if slices.IsSortedFunc(runs, func(a, b inspection.Run) int { return strings.Compare(a.ID, b.ID) }) {
+		return runs
+	}
+	order := make([]int32, len(runs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(runs[a].ID, runs[b].ID) })
+	out := make([]inspection.Run, len(runs))
+	for i, k := range order {
+		out[i] = runs[k]
+	}
+	return out
+}
+
 // oneLine folds white space runs to one space, for summaries.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
