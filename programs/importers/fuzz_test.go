@@ -108,6 +108,7 @@ func TestCleanReaderLineAt(t *testing.T) {
 func FuzzCleanReader(f *testing.F) {
 	f.Add([]byte(`{"a": NaN, "b": "Na\"N", "c": [-Infinity, Infinity]}`))
 	f.Add([]byte("\uFEFF-Inf"))
+	f.Add([]byte("{\n  \"a\\\n\": [\n    NaN,\n    \"x\\\"\\\\\"\n  ],\n  \"b\": -1\n}\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want := referenceClean(in)
 		if got := cleanAll(t, iotest.OneByteReader(bytes.NewReader(in))); !bytes.Equal(got, want) {
@@ -118,6 +119,20 @@ func FuzzCleanReader(f *testing.F) {
 		}
 		if bytes.Count(want, []byte("\n")) != bytes.Count(in, []byte("\n")) {
 			t.Fatal("newlines changed")
+		}
+		// Every offset of the output is on the line its newlines say.
+		c := newCleanReader(iotest.HalfReader(bytes.NewReader(in)))
+		if _, err := io.ReadAll(c); err != nil {
+			t.Fatal(err)
+		}
+		line := 1
+		for off := range len(want) + 1 {
+			if got := c.LineAt(int64(off)); got != line {
+				t.Fatalf("LineAt(%d) = %d, want %d", off, got, line)
+			}
+			if off < len(want) && want[off] == '\n' {
+				line++
+			}
 		}
 	})
 }

@@ -109,6 +109,21 @@ func (c *cleanReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Bytes the cleaner must look at: in a string, those that end it or
+// escape the next byte; outside, those that start a string or a token it
+// rewrites; and newlines everywhere.
+var (
+	stringStops  = byteSet("\"\\\n")
+	outsideStops = byteSet("\"NI-\n")
+)
+
+func byteSet(s string) (set [256]bool) {
+	for i := range len(s) {
+		set[s[i]] = true
+	}
+	return set
+}
+
 // fill reads one chunk of input and cleans as much of it as it can:
 // runs of ordinary bytes are copied whole, the scan stopping only at the
 // bytes that can change the state (quotes, backslashes in strings, the
@@ -139,39 +154,57 @@ func (c *cleanReader) fill() {
 	}
 loop:
 	for i < len(in) {
+		stops := &outsideStops
+		if c.inString {
+			if c.escaped { // the byte a backslash escapes, whatever it is
+				c.escaped = false
+				if in[i] == '\n' {
+					c.newlines = append(c.newlines, c.outOff+int64(i-run))
+				}
+				i++
+				continue
+			}
+			stops = &stringStops
+		}
+		for i < len(in) && !stops[in[i]] {
+			i++
+		}
+		if i == len(in) {
+			break
+		}
 		b := in[i]
 		if b == '\n' {
 			c.newlines = append(c.newlines, c.outOff+int64(i-run))
+			i++
+			continue
 		}
 		if c.inString {
-			switch {
-			case c.escaped:
-				c.escaped = false
-			case b == '\\':
+			switch b {
+			case '\\':
 				c.escaped = true
-			case b == '"':
+			case '"':
 				c.inString = false
 			}
 			i++
 			continue
 		}
-		switch b {
-		case '"':
+		if b == '"' {
 			c.inString = true
-		case 'N', 'I', '-':
-			tok := nonFinite(b)
-			rest := in[i:]
-			if len(rest) < len(tok) && !c.eof && bytes.HasPrefix([]byte(tok), rest) {
-				break loop // the token may continue in the next chunk
-			}
-			if bytes.HasPrefix(rest, []byte(tok)) {
-				flush()
-				out = append(out, "null"...)
-				c.outOff += 4
-				i += len(tok)
-				run = i
-				continue
-			}
+			i++
+			continue
+		}
+		tok := nonFinite(b)
+		rest := in[i:]
+		if len(rest) < len(tok) && !c.eof && bytes.HasPrefix([]byte(tok), rest) {
+			break loop // the token may continue in the next chunk
+		}
+		if bytes.HasPrefix(rest, []byte(tok)) {
+			flush()
+			out = append(out, "null"...)
+			c.outOff += 4
+			i += len(tok)
+			run = i
+			continue
 		}
 		i++
 	}
