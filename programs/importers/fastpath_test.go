@@ -46,6 +46,19 @@ func referenceScores(scores json.RawMessage) (map[string]inspectScore, error) {
 	return out, nil
 }
 
+// asMap is a scoreSet as a map; a name twice is an error.
+func asMap(t testing.TB, ss scoreSet) map[string]inspectScore {
+	t.Helper()
+	out := map[string]inspectScore{}
+	for _, n := range ss {
+		if _, dup := out[n.name]; dup {
+			t.Fatalf("scorer %q twice", n.name)
+		}
+		out[n.name] = n.score
+	}
+	return out
+}
+
 // scoresDiff compares two score maps, errors by their text.
 func scoresDiff(want, got map[string]inspectScore) string {
 	type flat struct{ Value, Answer, Explanation, Err string }
@@ -96,7 +109,7 @@ func TestScoresMatchEncodingJSON(t *testing.T) {
 			t.Errorf("%s: error %v, want %v", c, err, wantErr)
 			continue
 		}
-		if d := scoresDiff(want, got); d != "" {
+		if d := scoresDiff(want, asMap(t, got)); d != "" {
 			t.Errorf("%s: (-encoding/json +sampleScores):\n%s", c, d)
 		}
 	}
@@ -106,10 +119,11 @@ func TestScoresMatchEncodingJSON(t *testing.T) {
 // overwritten.
 func TestScoresKeepNoPartOfTheSample(t *testing.T) {
 	raw := []byte(`{"a": {"value": "C", "answer": "x"}, "b": {"value": 0.5}}`)
-	got, err := sampleScores(raw, nil)
+	set, err := sampleScores(raw, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := asMap(t, set)
 	for i := range raw {
 		raw[i] = ' '
 	}
@@ -131,7 +145,7 @@ func FuzzScores(f *testing.F) {
 		if (wantErr == nil) != (err == nil) || wantErr != nil && wantErr.Error() != err.Error() {
 			t.Fatalf("%q: error %v, want %v", data, err, wantErr)
 		}
-		if d := scoresDiff(want, got); d != "" {
+		if d := scoresDiff(want, asMap(t, got)); d != "" {
 			t.Fatalf("%q: (-encoding/json +sampleScores):\n%s", data, d)
 		}
 	})
@@ -195,5 +209,23 @@ func TestSortRuns(t *testing.T) {
 		if d := cmp.Diff(want, sortRuns(want)); d != "" {
 			t.Errorf("%d sorted runs (-want +sortRuns):\n%s", n, d)
 		}
+	}
+}
+
+// A scoreSet keeps one score a name: set replaces, remove removes.
+func TestScoreSet(t *testing.T) {
+	var ss scoreSet
+	ss.set("a", inspectScore{answer: "1"})
+	ss.set("b", inspectScore{answer: "2"})
+	ss.set("a", inspectScore{answer: "3"})
+	if got := asMap(t, ss); len(got) != 2 || got["a"].answer != "3" || got["b"].answer != "2" {
+		t.Errorf("after set: %+v", got)
+	}
+	ss.remove("a")
+	if _, ok := ss.get("a"); ok || len(ss) != 1 {
+		t.Errorf("after remove: %+v", ss)
+	}
+	if sc, ok := ss.get("b"); !ok || sc.answer != "2" {
+		t.Errorf("get b: %+v %v", sc, ok)
 	}
 }

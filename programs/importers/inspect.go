@@ -157,7 +157,7 @@ type inspectSample struct {
 	hasError    bool
 	limit       string
 	invalidated bool
-	scores      map[string]inspectScore
+	scores      scoreSet
 	// metadata is the sample's `metadata` (flat fields only); metaSkips
 	// are the fields left out of it.
 	metadata  inspection.Metadata
@@ -471,9 +471,9 @@ func (l *inspectLog) renameLegacyScores() {
 	}
 	for i := range l.samples {
 		s := &l.samples[i]
-		if sc, ok := s.scores[legacyScorer]; ok {
-			delete(s.scores, legacyScorer)
-			s.scores[l.firstScore] = sc
+		if sc, ok := s.scores.get(legacyScorer); ok {
+			s.scores.remove(legacyScorer)
+			s.scores.set(l.firstScore, sc)
 		}
 	}
 }
@@ -482,8 +482,8 @@ func (l *inspectLog) renameLegacyScores() {
 func (l *inspectLog) scorerNames() []string {
 	set := map[string]bool{}
 	for i := range l.samples {
-		for name := range l.samples[i].scores {
-			set[name] = true
+		for _, n := range l.samples[i].scores {
+			set[n.name] = true
 		}
 	}
 	return slices.Sorted(maps.Keys(set))

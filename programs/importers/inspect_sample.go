@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/evalcal/evalcal/inspection"
@@ -73,21 +73,36 @@ func sampleError(s inspectSample, err error) error {
 	return fmt.Errorf("inspect: %s: %ssample %s epoch %d: %w", s.where, s.label, s.id, s.epoch, err)
 }
 
-// sampleKeys are the fields of an EvalSample a load reads.
-var sampleKeys = map[string]bool{"id": true, "epoch": true, "scores": true, "score": true, "error": true, "limit": true,
-	"invalidation": true, "metadata": true}
-
 // parseSample reads the fields of an EvalSample that mapping needs; raw
 // must be clean (see cleanReader) and valid JSON. On an error, the id and
 // epoch are still returned when they could be read.
 func parseSample(raw []byte) (inspectSample, error) {
 	var s inspectSample
-	fields, err := topFields(raw, func(k string) bool { return sampleKeys[k] })
+	var w sampleWire
+	var metadata json.RawMessage
+	err := eachField(raw, func(key, value []byte) { // a later duplicate key wins, as in encoding/json
+		switch string(key) {
+		case "id":
+			w.ID = value
+		case "epoch":
+			w.Epoch = value
+		case "scores":
+			w.Scores = value
+		case "score":
+			w.Score = value
+		case "error":
+			w.Error = value
+		case "limit":
+			w.Limit = value
+		case "invalidation":
+			w.Invalidation = value
+		case "metadata":
+			metadata = value
+		}
+	})
 	if err != nil {
 		return s, err
 	}
-	w := sampleWire{ID: fields["id"], Epoch: fields["epoch"], Scores: fields["scores"], Score: fields["score"],
-		Error: fields["error"], Limit: fields["limit"], Invalidation: fields["invalidation"]}
 	id, err := sampleID(w.ID)
 	if err != nil {
 		return s, &inspection.FieldError{Field: "id", Err: err}
@@ -107,7 +122,7 @@ func parseSample(raw []byte) (inspectSample, error) {
 		return s, &inspection.FieldError{Field: "limit", Err: err}
 	}
 	s.invalidated = !isNull(w.Invalidation)
-	s.metadata, s.metaSkips = runMetadata("metadata", fields["metadata"])
+	s.metadata, s.metaSkips = runMetadata("metadata", metadata)
 	return s, nil
 }
 
@@ -161,44 +176,82 @@ type scoreWire struct {
 	Explanation *string         `json:"explanation"`
 }
 
+// scoreSet is a sample's scores by scorer name: a few, so a list (a map
+// costs some 700 bytes a sample more); each name once.
+type scoreSet []namedScore
+
+type namedScore struct {
+	name  string
+	score inspectScore
+}
+
+// get returns the score of scorer name.
+func (ss scoreSet) get(name string) (inspectScore, bool) {
+	for _, n := range ss {
+		if n.name == name {
+			return n.score, true
+		}
+	}
+	return inspectScore{}, false
+}
+
+// set gives scorer name the score sc, in place of the one it had.
+func (ss *scoreSet) set(name string, sc inspectScore) {
+	for i := range *ss {
+		if (*ss)[i].name == name {
+			(*ss)[i].score = sc
+			return
+		}
+	}
+	*ss = append(*ss, namedScore{name, sc})
+}
+
+// remove removes scorer name's score.
+func (ss *scoreSet) remove(name string) {
+	*ss = slices.DeleteFunc(*ss, func(n namedScore) bool { return n.name == name })
+}
+
 // sampleScores reads a sample's scores (or the single score of old logs,
 // under legacyScorer). A score that cannot be read fails only that
-// scorer's mapping.
-func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, error) {
-	out := map[string]inspectScore{}
-	var raw map[string]json.RawMessage
+// scorer's mapping. A scorer named twice has its last score, as
+// encoding/json would decode it into a map.
+func sampleScores(scores, legacy json.RawMessage) (scoreSet, error) {
+	out := scoreSet{}
 	switch {
 	case !isNull(scores):
-		var err error
-		if raw, err = topFields(scores, func(string) bool { return true }); err != nil {
+		err := eachField(scores, func(key, value []byte) { out.set(string(key), scoreOf(string(key), value)) })
+		if err != nil {
 			return nil, &inspection.FieldError{Field: "scores", Err: errors.New("not an object of scorer name to score")}
 		}
 	case !isNull(legacy):
-		raw = map[string]json.RawMessage{legacyScorer: legacy}
-	}
-	for name, r := range raw {
-		w, ok := scoreFields(r)
-		var err error
-		if !ok {
-			w = scoreWire{}
-			err = json.Unmarshal(r, &w)
-		}
-		sc := inspectScore{}
-		if err != nil {
-			sc.err = &inspection.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
-		} else if w.Value == nil {
-			sc.err = &inspection.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
-		}
-		sc.value = w.Value
-		if w.Answer != nil {
-			sc.answer = truncate(oneLine(*w.Answer), SummaryRunes)
-		}
-		if w.Explanation != nil {
-			sc.explanation = truncate(oneLine(*w.Explanation), SummaryRunes)
-		}
-		out[name] = sc
+		out.set(legacyScorer, scoreOf(legacyScorer, legacy))
 	}
 	return out, nil
+}
+
+// scoreOf reads scorer name's Score; a Score that cannot be read is the
+// score's error.
+func scoreOf(name string, r json.RawMessage) inspectScore {
+	w, ok := scoreFields(r)
+	var err error
+	if !ok {
+		w = scoreWire{}
+		err = json.Unmarshal(r, &w)
+	}
+	sc := inspectScore{}
+	if err != nil {
+		sc.err = &inspection.FieldError{Field: "scores." + name, Err: errors.New("not a Score object")}
+	} else if w.Value == nil {
+		sc.err = &inspection.FieldError{Field: "scores." + name + ".value", Err: errors.New("missing")}
+	}
+	sc.value = w.Value
+	if w.Answer != nil {
+		sc.answer = truncate(oneLine(*w.Answer), SummaryRunes)
+	}
+	if w.Explanation != nil {
+		sc.explanation = truncate(oneLine(*w.Explanation), SummaryRunes)
+	}
+	return sc
 }
 
 // scoreFields reads a Score as json.Unmarshal into a scoreWire would,
@@ -209,26 +262,32 @@ func sampleScores(scores, legacy json.RawMessage) (map[string]inspectScore, erro
 // decodes it with encoding/json. raw must be valid JSON.
 func scoreFields(raw json.RawMessage) (w scoreWire, ok bool) {
 	plain := true
-	fields, err := topFields(raw, func(k string) bool {
-		switch k {
-		case "value", "answer", "explanation":
-			return true
+	var value, answer, explanation []byte
+	err := eachField(raw, func(key, v []byte) {
+		switch string(key) {
+		case "value":
+			value = v
+		case "answer":
+			answer = v
+		case "explanation":
+			explanation = v
+		default:
+			if bytes.EqualFold(key, []byte("value")) || bytes.EqualFold(key, []byte("answer")) ||
+				bytes.EqualFold(key, []byte("explanation")) {
+				plain = false
+			}
 		}
-		if strings.EqualFold(k, "value") || strings.EqualFold(k, "answer") || strings.EqualFold(k, "explanation") {
-			plain = false
-		}
-		return false
 	})
 	if err != nil || !plain {
 		return scoreWire{}, false
 	}
-	if v, ok := fields["value"]; ok {
-		w.Value = bytes.Clone(v) // raw is the whole sample: keep the value only
+	if value != nil {
+		w.Value = bytes.Clone(value) // raw is the whole sample: keep the value only
 	}
-	if w.Answer, ok = jsonString(fields["answer"]); !ok {
+	if w.Answer, ok = jsonString(answer); !ok {
 		return scoreWire{}, false
 	}
-	if w.Explanation, ok = jsonString(fields["explanation"]); !ok {
+	if w.Explanation, ok = jsonString(explanation); !ok {
 		return scoreWire{}, false
 	}
 	return w, true

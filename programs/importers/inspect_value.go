@@ -17,7 +17,7 @@ import (
 // package documentation); covered is false when the sample has no value
 // from the scorer and no error.
 func mapSample(s inspectSample, name, key, selector string, opts Options) (r result, covered bool) {
-	sc, has := s.scores[name]
+	sc, has := s.scores.get(name)
 	var v float64
 	var kind valueKind
 	var err error

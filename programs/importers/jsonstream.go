@@ -350,51 +350,66 @@ func describeToken(tok json.Token) string {
 
 // topFields returns the raw values of the keys of the JSON object data
 // that want accepts (a later duplicate key wins, as in encoding/json),
-// skipping every other value without decoding it. data must be valid
-// JSON (a json.Decoder's RawMessage, or checked with json.Valid): the
-// skipping only tracks strings and brackets. A value that is not an
-// object is an error.
+// skipping every other value without decoding it (see eachField).
 func topFields(data []byte, want func(key string) bool) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	err := eachField(data, func(key, value []byte) {
+		if k := string(key); want(k) {
+			out[k] = value
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachField calls each with the key (unescaped) and the raw value of
+// every member of the JSON object data, in order, skipping the values
+// without decoding them; key and value are parts of data, or key a copy
+// when it had to be unescaped. data must be valid JSON (a json.Decoder's
+// RawMessage, or checked with json.Valid): the skipping only tracks
+// strings and brackets. A value that is not an object is an error.
+func eachField(data []byte, each func(key, value []byte)) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, errors.New("not a JSON object")
+		return errors.New("not a JSON object")
 	}
-	out := map[string]json.RawMessage{}
 	i++
 	for {
 		i = skipSpace(data, i)
 		if i >= len(data) {
-			return nil, errors.New("unterminated object")
+			return errors.New("unterminated object")
 		}
 		if data[i] == '}' {
-			return out, nil
+			return nil
 		}
 		if data[i] == ',' {
 			i = skipSpace(data, i+1)
 		}
 		if data[i] != '"' {
-			return nil, errors.New("malformed object")
+			return errors.New("malformed object")
 		}
 		end := skipString(data, i)
 		rawKey := data[i:end]
 		if len(rawKey) < 2 {
-			return nil, errors.New("unterminated string")
+			return errors.New("unterminated string")
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return nil, errors.New("malformed object")
+			return errors.New("malformed object")
 		}
 		i = skipSpace(data, i+1)
 		vEnd := skipValue(data, i)
-		key := string(rawKey[1 : len(rawKey)-1])
+		key := rawKey[1 : len(rawKey)-1]
 		if bytes.IndexByte(rawKey, '\\') >= 0 || !utf8.Valid(rawKey) { // unescaped, or made valid, as encoding/json does
-			if err := json.Unmarshal(rawKey, &key); err != nil {
-				return nil, err
+			var k string
+			if err := json.Unmarshal(rawKey, &k); err != nil {
+				return err
 			}
+			key = []byte(k)
 		}
-		if want(key) {
-			out[key] = data[i:vEnd]
-		}
+		each(key, data[i:vEnd])
 		i = vEnd
 	}
 }

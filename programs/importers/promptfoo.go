@@ -268,22 +268,40 @@ func resultError(r promptfooResult, err error) error {
 	return fmt.Errorf("promptfoo: %s: %stest %d prompt %d: %w", r.where, r.label, r.testIdx, r.promptIdx, err)
 }
 
-// resultKeys are the fields of an EvaluateResult a load reads.
-var resultKeys = map[string]bool{"testIdx": true, "promptIdx": true, "provider": true, "success": true, "score": true,
-	"error": true, "failureReason": true, "gradingResult": true, "vars": true, "metadata": true}
-
 // parseResult reads the fields of an EvaluateResult that mapping needs;
 // raw must be clean and valid JSON (as a jsonStream gives it). testIdx is
 // -1 when the test and prompt indexes could not be read.
 func parseResult(raw []byte) (promptfooResult, error) {
 	r := promptfooResult{testIdx: -1, promptIdx: -1}
-	fields, err := topFields(raw, func(k string) bool { return resultKeys[k] })
+	var w resultWire
+	var vars, metadata json.RawMessage
+	err := eachField(raw, func(key, value []byte) { // a later duplicate key wins, as in encoding/json
+		switch string(key) {
+		case "testIdx":
+			w.TestIdx = value
+		case "promptIdx":
+			w.PromptIdx = value
+		case "provider":
+			w.Provider = value
+		case "success":
+			w.Success = value
+		case "score":
+			w.Score = value
+		case "error":
+			w.Error = value
+		case "failureReason":
+			w.FailureReason = value
+		case "gradingResult":
+			w.GradingResult = value
+		case "vars":
+			vars = value
+		case "metadata":
+			metadata = value
+		}
+	})
 	if err != nil {
 		return r, err
 	}
-	w := resultWire{TestIdx: fields["testIdx"], PromptIdx: fields["promptIdx"], Provider: fields["provider"],
-		Success: fields["success"], Score: fields["score"], Error: fields["error"],
-		FailureReason: fields["failureReason"], GradingResult: fields["gradingResult"]}
 	testIdx, err := index(w.TestIdx)
 	if err != nil {
 		return r, &inspection.FieldError{Field: "testIdx", Err: err}
@@ -303,7 +321,7 @@ func parseResult(raw []byte) (promptfooResult, error) {
 		}
 	}
 	r.system = cmp.Or(provider.Label, provider.ID, "promptfoo")
-	r.metadata, r.metaSkips = resultMetadata(fields["vars"], fields["metadata"])
+	r.metadata, r.metaSkips = resultMetadata(vars, metadata)
 	if isNull(w.Success) || json.Unmarshal(w.Success, &r.success) != nil {
 		return r, &inspection.FieldError{Field: "success", Err: errors.New("missing or not a boolean")}
 	}
