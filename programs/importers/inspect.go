@@ -137,6 +137,9 @@ type inspectLog struct {
 	// idsFinal is true when the samples' ids are run ids already (a log
 	// directory's, epochs included).
 	idsFinal bool
+	// runs are the samples' runs, sorted, once source has built them
+	// (they are the same whatever the scorer; shared, read-only).
+	runs []inspection.Run
 }
 
 // inspectSample is one sample as a load keeps it.
@@ -402,7 +405,11 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 	}
 	src := &Source{identity: fmt.Sprintf("inspect:%s#%s%s", l.sum[:16], selector, opts.identitySuffix()), selector: selector,
 		results: make(map[string]result, len(l.samples)), unattributed: slices.Clone(l.unattributed)}
-	runs := make([]inspection.Run, 0, len(l.samples))
+	build := l.runs == nil // the runs do not depend on the scorer: built once
+	var runs []inspection.Run
+	if build {
+		runs = make([]inspection.Run, 0, len(l.samples))
+	}
 	first := make(map[string]string, len(l.samples))
 	for _, s := range l.samples {
 		if s.invalidated {
@@ -423,33 +430,45 @@ func (l *inspectLog) source(scorer string, opts Options) (*Source, []inspection.
 		if s.task != "" {
 			system = s.task
 		}
-		run := inspection.Run{ID: id, Era: EraInspect, System: system, Status: inspection.StatusCompleted, Valid: true,
-			SizeBytes: s.size, Files: 1, ContentHash: s.hash}
-		switch {
-		case s.hasError:
-			run.Status = inspection.StatusFailed
-			run.Warnings = append(run.Warnings, "sample error: "+s.errMessage)
-		case s.limit != "":
-			run.Status = inspection.StatusIncomplete
-			run.Warnings = append(run.Warnings, "halted by its "+s.limit)
+		if build {
+			runs = append(runs, s.run(id, system))
 		}
 		if s.failure != nil {
-			run.Status = inspection.StatusUnknown
 			src.results[id] = result{err: s.failure}
-			runs = append(runs, run)
 			continue
 		}
-		run.Metadata = s.metadata
-		for _, w := range s.metaSkips {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %ssample %s epoch %d: %s", s.where, s.label, s.id, s.epoch, w))
-		}
-		runs = append(runs, run)
 		if r, covered := mapSample(s, name, key, selector, opts); covered {
 			r.insp.RunID, r.insp.System = id, system
 			src.results[id] = r
 		}
 	}
-	return src, sortRuns(runs), nil
+	if build {
+		l.runs = sortRuns(runs)
+	}
+	return src, l.runs, nil
+}
+
+// run is the run sample s is, named id, of system.
+func (s *inspectSample) run(id, system string) inspection.Run {
+	run := inspection.Run{ID: id, Era: EraInspect, System: system, Status: inspection.StatusCompleted, Valid: true,
+		SizeBytes: s.size, Files: 1, ContentHash: s.hash}
+	switch {
+	case s.hasError:
+		run.Status = inspection.StatusFailed
+		run.Warnings = append(run.Warnings, "sample error: "+s.errMessage)
+	case s.limit != "":
+		run.Status = inspection.StatusIncomplete
+		run.Warnings = append(run.Warnings, "halted by its "+s.limit)
+	}
+	if s.failure != nil {
+		run.Status = inspection.StatusUnknown
+		return run
+	}
+	run.Metadata = s.metadata
+	for _, w := range s.metaSkips {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %ssample %s epoch %d: %s", s.where, s.label, s.id, s.epoch, w))
+	}
+	return run
 }
 
 // sampleEpochs is the number of epochs the log ran: the header's, or the

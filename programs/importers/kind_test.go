@@ -35,9 +35,16 @@ func openKind(t *testing.T, k spec.Kind, arg string) ([]inspection.Run, map[stri
 func TestKindReadsALogOnceForTwoScorers(t *testing.T) {
 	path := writeFile(t, "log.json", logJSON("t", 1,
 		sample("1", 1, `{"a": {"value": "C"}, "b": {"value": 0.2}}`),
-		sample("2", 1, `{"a": {"value": "I"}, "b": {"value": "P"}}`)))
+		sample("2", 1, `{"a": {"value": "I"}, "b": {"value": "P"}}`),
+		`    {"id": 3, "epoch": 1, "scores": {"a": {"value": "C"}}, "error": {"message": "boom"}, "metadata": {"k": {"x": 1}, "n": 2}}`,
+		`    {"id": 4, "epoch": 1, "scores": {"b": {"value": "C"}}, "limit": {"type": "token", "limit": 10}}`,
+		`    {"id": 5, "epoch": "x", "scores": {"a": {"value": "C"}}}`,
+		`    {"id": 6, "epoch": 1, "scores": {"a": {"value": "C"}}, "invalidation": {"reason": "r"}}`,
+		sample("2", 1, `{"a": {"value": "C"}, "b": {"value": "C"}}`),
+		`    {"id": 7, "epoch": 1, "scores": 3}`))
 	reads := 0
 	k := countingKind(&reads)
+	// The runs, built with the first scorer's mapping, are each scorer's.
 	for _, scorer := range []string{"a", "b", "a?P=0"} {
 		runs, insps := openKind(t, k, path+"#"+scorer)
 		path, sel := SplitSpec(path + "#" + scorer)

@@ -119,6 +119,9 @@ type promptfooFile struct {
 	sum          string
 	results      []promptfooResult
 	unattributed []string
+	// runs are the results' runs, sorted, once source has built them
+	// (they are the same whatever the assertion; shared, read-only).
+	runs []inspection.Run
 }
 
 // promptfooResult is one EvaluateResult as a load keeps it.
@@ -457,7 +460,11 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []insp
 	}
 	src := &Source{identity: identity, selector: assertion, results: make(map[string]result, len(pf.results)),
 		unattributed: slices.Clone(pf.unattributed)}
-	runs := make([]inspection.Run, 0, len(pf.results))
+	build := pf.runs == nil // the runs do not depend on the assertion: built once
+	var runs []inspection.Run
+	if build {
+		runs = make([]inspection.Run, 0, len(pf.results))
+	}
 	first := make(map[string]string, len(pf.results))
 	for _, r := range pf.results {
 		id := "test" + strconv.Itoa(r.testIdx) + "-prompt" + strconv.Itoa(r.promptIdx)
@@ -466,29 +473,41 @@ func (pf *promptfooFile) source(assertion string, opts Options) (*Source, []insp
 			continue
 		}
 		first[id] = r.where
-		run := inspection.Run{ID: id, Era: EraPromptfoo, System: r.system, Status: inspection.StatusCompleted, Valid: true,
-			SizeBytes: r.size, Files: 1, ContentHash: r.hash}
-		if r.isError {
-			run.Status = inspection.StatusFailed
-			run.Warnings = append(run.Warnings, "error: "+r.errMessage)
+		if build {
+			runs = append(runs, r.run(id))
 		}
 		if r.failure != nil {
-			run.Status = inspection.StatusUnknown
 			src.results[id] = result{err: r.failure}
-			runs = append(runs, run)
 			continue
 		}
-		run.Metadata = r.metadata
-		for _, w := range r.metaSkips {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %stest %d prompt %d: %s", r.where, r.label, r.testIdx, r.promptIdx, w))
-		}
-		runs = append(runs, run)
 		if res, covered := mapResult(r, assertion, byMetric, opts); covered {
 			res.insp.RunID, res.insp.System = id, r.system
 			src.results[id] = res
 		}
 	}
-	return src, sortRuns(runs), nil
+	if build {
+		pf.runs = sortRuns(runs)
+	}
+	return src, pf.runs, nil
+}
+
+// run is the run result r is, named id.
+func (r promptfooResult) run(id string) inspection.Run {
+	run := inspection.Run{ID: id, Era: EraPromptfoo, System: r.system, Status: inspection.StatusCompleted, Valid: true,
+		SizeBytes: r.size, Files: 1, ContentHash: r.hash}
+	if r.isError {
+		run.Status = inspection.StatusFailed
+		run.Warnings = append(run.Warnings, "error: "+r.errMessage)
+	}
+	if r.failure != nil {
+		run.Status = inspection.StatusUnknown
+		return run
+	}
+	run.Metadata = r.metadata
+	for _, w := range r.metaSkips {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %stest %d prompt %d: %s", r.where, r.label, r.testIdx, r.promptIdx, w))
+	}
+	return run
 }
 
 // resolve decides whether assertion names a metric (when any component
