@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/programs/importers"
+)
+
+// The file is the same for the same seed, another for another, and reads
+// as promptfoo's JSON Lines with both assertions on every result that
+// did not fail with an error.
+func TestWriteIsJSONLinesOfBothAssertions(t *testing.T) {
+	const n = 400
+	var a, b, c bytes.Buffer
+	for _, w := range []struct {
+		buf  *bytes.Buffer
+		seed uint64
+	}{{&a, 1}, {&b, 1}, {&c, 2}} {
+		if err := write(w.buf, n, w.seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) || bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Fatal("not deterministic in the seed")
+	}
+	if lines := bytes.Count(a.Bytes(), []byte("\n")); lines != n {
+		t.Fatalf("%d lines, want %d", lines, n)
+	}
+	if per := a.Len() / n; per < 900 || per > 1050 {
+		t.Errorf("%d bytes a line: a million would not be 0.9-1.05 GB", per)
+	}
+	path := filepath.Join(t.TempDir(), "out.jsonl")
+	if err := os.WriteFile(path, a.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, assertion := range []string{"contains", "llm-rubric", "quality"} {
+		src, runs, err := importers.LoadPromptfoo(context.Background(), path, assertion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != n || len(src.Unattributed()) != 0 {
+			t.Fatalf("%s: %d runs, unattributed %q", assertion, len(runs), src.Unattributed())
+		}
+		verdicts := map[string]int{}
+		for _, r := range runs {
+			insp, err := src.Inspect(context.Background(), r, inspection.Deep)
+			if err != nil {
+				t.Fatalf("%s: run %s: %v", assertion, r.ID, err)
+			}
+			verdicts[insp.Verdict]++
+		}
+		if verdicts[inspection.VerdictPass] == 0 || verdicts[inspection.VerdictFail] == 0 {
+			t.Errorf("%s: verdicts %v", assertion, verdicts)
+		}
+	}
+}
