@@ -20,32 +20,15 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
+
+	"github.com/evalcal/evalcal/testdata/gencmd"
 )
 
-func main() {
-	fs := flag.NewFlagSet("geninspect", flag.ContinueOnError)
-	n := fs.Int("n", 10000, "samples to write")
-	seed := fs.Uint64("seed", 1, "seed of the generated values")
-	if err := fs.Parse(os.Args[1:]); err != nil || *n < 1 {
-		os.Exit(2)
-	}
-	w := bufio.NewWriterSize(os.Stdout, 1<<20)
-	if err := write(w, *n, *seed); err != nil {
-		fmt.Fprintln(os.Stderr, "geninspect:", err)
-		os.Exit(1)
-	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, "geninspect:", err)
-		os.Exit(1)
-	}
-}
+func main() { gencmd.Main("geninspect", "samples to write", write) }
 
 // message is a ChatMessage of the transcript.
 type message struct {
