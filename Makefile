@@ -68,7 +68,7 @@ bench-scale:
 
 # bench-import: evalcal run on an inspect_ai .json log and a promptfoo
 # JSON Lines file of 10k and 100k samples, two scorers or assertions each
-# (wall, CPU, peak RSS, CPU growth exponent; about 2 minutes; SIZES and
+# (wall, CPU, peak RSS, CPU growth exponent; about a minute; SIZES and
 # FORMATS override, see testdata/bench/scale/importers.sh).
 bench-import:
 	sh testdata/bench/scale/importers.sh
