@@ -2,10 +2,12 @@ package main
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The shell completes --inspector with every registered spec kind
@@ -81,5 +83,36 @@ func TestUnionRunsMergesMetadata(t *testing.T) {
 		if !maps.Equal(r.Metadata, light[i].Metadata) || len(r.Warnings) != 0 {
 			t.Errorf("one file twice: run %s: %v %q", r.ID, r.Metadata, r.Warnings)
 		}
+	}
+}
+
+// One slice of runs on both sides (an importer's file named twice) joins
+// as two copies of it do through the map.
+func TestUnionRunsOfOneSlice(t *testing.T) {
+	runs := []inspection.Run{
+		{ID: "a", System: "s", ContentHash: "1", SizeBytes: 10, Metadata: inspection.Metadata{"k": "x"}, Warnings: []string{"w"}},
+		{ID: "b", ContentHash: "2", SizeBytes: 3},
+		{ID: "c", ContentHash: "3", Metadata: inspection.Metadata{}},
+	}
+	want := unionRuns([][]inspection.Run{runs, slices.Clone(runs)})
+	if _, ok := unionOfOne([][]inspection.Run{runs, slices.Clone(runs)}); ok {
+		t.Fatal("two slices taken for one")
+	}
+	got := unionRuns([][]inspection.Run{runs, runs})
+	if _, ok := unionOfOne([][]inspection.Run{runs, runs}); !ok {
+		t.Fatal("one slice not taken")
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-two copies +one slice):\n%s", d)
+	}
+	if want[0].SizeBytes != 20 || want[0].ContentHash == "1" || runs[0].SizeBytes != 10 {
+		t.Errorf("join: %+v; input %+v", want[0], runs[0])
+	}
+	if got := unionRuns(nil); len(got) != 0 {
+		t.Errorf("no list: %v", got)
+	}
+	unsorted := []inspection.Run{runs[1], runs[0]}
+	if _, ok := unionOfOne([][]inspection.Run{unsorted, unsorted}); ok {
+		t.Error("unsorted runs taken")
 	}
 }
