@@ -2,9 +2,12 @@ package main
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // A machine with 8 GiB of physical memory and no cgroup limit.
@@ -20,8 +23,10 @@ func TestTuneGCRestores(t *testing.T) {
 	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
 		t.Errorf("GC percent %d, want %d", got, gcPercent)
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(6<<30); got != want {
-		t.Errorf("memory limit %d, want 3/4 of 8 GiB = %d", got, want)
+	// The ceiling, or the heap tuner's limit for this small heap once it
+	// has ticked.
+	if got, want := debug.SetMemoryLimit(-1), int64(6<<30); got != want && got != heapFloor {
+		t.Errorf("memory limit %d, want 3/4 of 8 GiB = %d (or the tuner's %d)", got, want, heapFloor)
 	}
 	restore()
 	if got := debug.SetGCPercent(150); got != 150 {
@@ -100,4 +105,42 @@ func TestMachineMemory(t *testing.T) {
 	if got := memoryLimit(fstest.MapFS{}); got != math.MaxInt64 {
 		t.Errorf("memory unknown: limit %d, want none (MaxInt64)", got)
 	}
+}
+
+// The heap tuner keeps the soft limit at heapHeadroom times the live heap,
+// never under heapFloor nor over the ceiling, and stop ends it.
+func TestHeapTunerFollowsTheLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	waitFor := func(want int64) {
+		t.Helper()
+		for range 100 {
+			if debug.SetMemoryLimit(-1) == want {
+				return
+			}
+			time.Sleep(tunerInterval / 4)
+		}
+		t.Fatalf("memory limit %d, want %d", debug.SetMemoryLimit(-1), want)
+	}
+	stop := startHeapTuner(8 << 30)
+	waitFor(heapFloor)           // this test's heap is far under 1 GiB / 2.5
+	big := make([]byte, 600<<20) // live: 600 MiB and the rest
+	for i := range big {
+		if i%4096 == 0 {
+			big[i] = 1
+		}
+	}
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	waitFor(int64(heapHeadroom * float64(sample[0].Value.Uint64())))
+	runtime.KeepAlive(big)
+	stop()
+	debug.SetMemoryLimit(1 << 40)
+	time.Sleep(3 * tunerInterval)
+	if got := debug.SetMemoryLimit(-1); got != 1<<40 {
+		t.Errorf("after stop the tuner still set the limit: %d", got)
+	}
+	stop = startHeapTuner(512 << 20) // a machine under the floor
+	waitFor(512 << 20)
+	stop()
 }
