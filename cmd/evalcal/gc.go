@@ -62,7 +62,7 @@ func tuneGC(getenv func(string) string, sys fs.FS) (restore func()) {
 
 // Settings of the heap tuner (startHeapTuner).
 const (
-	heapHeadroom  = 2.5     // the heap may grow to this many times the live heap
+	heapHeadroom  = 3.0     // the heap may grow to this many times the live heap
 	heapFloor     = 1 << 30 // never a limit below 1 GiB: small heaps keep GOGC=400
 	tunerInterval = 100 * time.Millisecond
 )
@@ -73,8 +73,8 @@ const (
 // times the live heap: cheap while it is small (an LLM calibration), but
 // at a million saved runs (3 GB live) the peak was 10 to 15 GB, wherever
 // the last collection fell. With the tuner a large heap is collected at
-// two and a half times its live size (the Go default, GOGC=100, is two),
-// for a few percent more CPU (README "Performance", Memory).
+// three times its live size (the Go default, GOGC=100, is two), for a
+// few percent more CPU (README "Performance", Memory).
 func startHeapTuner(ceiling int64) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
