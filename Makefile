@@ -1,7 +1,9 @@
 # evalcal: the README's two commands are `make demo` and `make test`.
 GO      ?= go
 BIN     := bin/evalcal
-PKGS    := ./...
+# go's ./... leaves out testdata: the data generators there (gensaved,
+# geninspect, ...) are listed by hand so that their tests run too.
+PKGS    := ./... $(patsubst %/,./%,$(sort $(dir $(wildcard testdata/gen*/main.go))))
 
 .PHONY: all build test test-short vet fmt-check demo bench bench-python bench-run bench-scale bench-import fuzz clean
 

@@ -173,7 +173,10 @@ func splitValid(runs []inspection.Run) (valid, invalid []inspection.Run) {
 	return valid, invalid
 }
 
-func byIDPath(a, b inspection.Run) int { return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Path, b.Path)) }
+// byIDPath orders runs by ID, then path.
+func byIDPath(a, b inspection.Run) int {
+	return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Path, b.Path))
+}
 
 func sortRuns(rs []inspection.Run) {
 	if slices.IsSortedFunc(rs, byIDPath) { // saved inspections come sorted: one pass

@@ -9,24 +9,14 @@ import (
 
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/importers"
+	"github.com/evalcal/evalcal/testdata/gencmd"
 )
 
 // The log is the same for the same seed, another for another, and reads
 // as an inspect_ai log with both scorers on every sample.
 func TestWriteIsALogOfBothScorers(t *testing.T) {
 	const n = 300
-	var a, b, c bytes.Buffer
-	for _, w := range []struct {
-		buf  *bytes.Buffer
-		seed uint64
-	}{{&a, 1}, {&b, 1}, {&c, 2}} {
-		if err := write(w.buf, n, w.seed); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) || bytes.Equal(a.Bytes(), c.Bytes()) {
-		t.Fatal("not deterministic in the seed")
-	}
+	a := bytes.NewBuffer(gencmd.Deterministic(t, write, n))
 	if per := a.Len() / n; per < 900 || per > 1070 {
 		t.Errorf("%d bytes a sample: a million would not be 0.9-1.07 GB", per)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/importers"
+	"github.com/evalcal/evalcal/testdata/gencmd"
 )
 
 // The file is the same for the same seed, another for another, and reads
@@ -16,18 +17,7 @@ import (
 // did not fail with an error.
 func TestWriteIsJSONLinesOfBothAssertions(t *testing.T) {
 	const n = 400
-	var a, b, c bytes.Buffer
-	for _, w := range []struct {
-		buf  *bytes.Buffer
-		seed uint64
-	}{{&a, 1}, {&b, 1}, {&c, 2}} {
-		if err := write(w.buf, n, w.seed); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) || bytes.Equal(a.Bytes(), c.Bytes()) {
-		t.Fatal("not deterministic in the seed")
-	}
+	a := bytes.NewBuffer(gencmd.Deterministic(t, write, n))
 	if lines := bytes.Count(a.Bytes(), []byte("\n")); lines != n {
 		t.Fatalf("%d lines, want %d", lines, n)
 	}
