@@ -14,8 +14,10 @@ import (
 // Size limits of an imported file.
 const (
 	// MaxFileBytes bounds the file read: a .json log or results file, or
-	// a .eval archive (compressed).
-	MaxFileBytes = 1 << 30
+	// a .eval archive (compressed). Files are streamed a sample or result
+	// at a time, so the bound is not memory: 16 GiB (1 GiB refused a
+	// million samples of more than 1 KB).
+	MaxFileBytes = 16 << 30
 	// MaxMemberBytes bounds one member of a .eval archive, uncompressed
 	// (a sample with its whole transcript).
 	MaxMemberBytes = 256 << 20

@@ -3,6 +3,7 @@ package saved_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -63,7 +64,7 @@ func TestAnOverLongLineFailsOnlyItsLine(t *testing.T) {
 // memory.
 func TestEndlessInputIsAFileErrorWithMemoryBounded(t *testing.T) {
 	if testing.Short() {
-		t.Skip("reads 1 GiB of /dev/zero")
+		t.Skip("reads saved.MaxFileBytes of /dev/zero")
 	}
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
@@ -74,7 +75,7 @@ func TestEndlessInputIsAFileErrorWithMemoryBounded(t *testing.T) {
 	_, _, err := saved.Load("/dev/zero")
 	el := time.Since(start)
 	runtime.ReadMemStats(&after)
-	if err == nil || !strings.Contains(err.Error(), "/dev/zero: longer than 1073741824 bytes") {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("/dev/zero: longer than %d bytes", int64(saved.MaxFileBytes))) {
 		t.Errorf("err = %v, want the file limit", err)
 	}
 	// Live memory is one cut line (16 MiB); growing it by append

@@ -17,8 +17,11 @@ const (
 	// bytes"); the rest of the file is read.
 	MaxLineBytes = 16 << 20
 	// MaxFileBytes bounds the whole file; a longer one (or /dev/zero) is
-	// an error of the file, and nothing of it is used.
-	MaxFileBytes = 1 << 30
+	// an error of the file, and nothing of it is used. The file is read
+	// line by line, so the bound is not memory: it is 16 GiB, some ten
+	// million runs of inspections of a few hundred bytes (1 GiB refused a
+	// million runs with a summary and a few flags a line).
+	MaxFileBytes = 16 << 30
 )
 
 // limits are the size limits a load applies; tests shrink them.
