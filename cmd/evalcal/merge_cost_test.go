@@ -142,3 +142,55 @@ func TestMergeOfShardsReadingOwnRuns(t *testing.T) {
 		t.Errorf("merge of an edited own-runs shard: exit %d: %q", code, stderr)
 	}
 }
+
+// Own-runs shards of a file in several layouts (the run id first or not,
+// spaces, escapes, metadata that conflicts between a run's lines and so
+// warns on the run) merge to the unsharded report, byte for byte.
+func TestOwnRunsShardsOfMixedLinesMergeExactly(t *testing.T) {
+	var b strings.Builder
+	verdicts := []string{"pass", "partial", "fail"}
+	for i := range 60 {
+		id, sys := fmt.Sprintf("run-%02d", i), []string{"alpha", "beta", "gamma"}[i%3]
+		light := fmt.Sprintf(`{"run_id":%q,"system":%q,"depth":"light","runtime_fidelity":%d,"task_effectiveness":%d,"verdict":%q,"metadata":{"task":"t%d"}}`,
+			id, sys, i%101, (i*7)%101, verdicts[i%3], i%5)
+		deep := fmt.Sprintf(`{"depth": "deep", "system": %q, "run_id": %q, "runtime_fidelity": %d, "task_effectiveness": %d, "verdict": %q, "summary": "says \"run_id\": \u00e9"}`,
+			sys, id, (i*3)%101, (i*11)%101, verdicts[(i/2)%3])
+		if i%4 == 0 { // a conflicting metadata value: a warning on the run
+			deep = strings.TrimSuffix(deep, "}") + fmt.Sprintf(`, "metadata": {"task": "other%d"}}`, i)
+		}
+		b.WriteString(light + "\n" + deep + "\n")
+	}
+	saved := filepath.Join(t.TempDir(), "mixed.jsonl")
+	if err := os.WriteFile(saved, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, stderr, code := runCLI(t, "run", "--no-cache", "--by", "task", "--inspections", saved)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(whole, "read_in_part: 15") {
+		t.Fatalf("the unsharded report does not count the 15 runs with warnings:\n%.3000s", whole)
+	}
+	dir := t.TempDir()
+	var shards []string
+	for i := 1; i <= 4; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d.yaml", i))
+		if _, stderr, code := runCLI(t, "run", "--no-cache", "--by", "task", "--shard", fmt.Sprintf("%d/4", i), "-o", p, "--inspections", saved); code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		shards = append(shards, p)
+	}
+	merged, stderr, code := runCLI(t, append([]string{"merge"}, shards...)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if merged != whole {
+		w, m := strings.Split(whole, "\n"), strings.Split(merged, "\n")
+		for i := range min(len(w), len(m)) {
+			if w[i] != m[i] {
+				t.Fatalf("merged report differs from the unsharded one at line %d:\n unsharded: %s\n merged:    %s", i+1, w[i], m[i])
+			}
+		}
+		t.Fatalf("merged report differs in length: %d lines, unsharded %d", len(m), len(w))
+	}
+}
