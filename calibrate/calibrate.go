@@ -77,6 +77,13 @@ type Config struct {
 	// model, parameters and prompt hash), before Finish compares them with
 	// a baseline's; cmd/evalcal sets it.
 	Judges func(light, deep *report.Side)
+	// LastUse says Run is the inspectors' last use (evalcal run): a source
+	// that holds its inspections in memory (saved inspections: a
+	// million runs hold some 1.2 GB) is told to let them go once the
+	// runner is done with them (Releaser). Leave it false when the
+	// inspectors serve again (rank calibrates every candidate against one
+	// deep inspector).
+	LastUse bool
 	// Finish completes the report: the trend against a baseline and the
 	// CI gates.
 	Finish Finish
@@ -102,6 +109,13 @@ type Config struct {
 	// Notify, when not nil, receives notices that are not part of the
 	// report (how many runs were described again, cache problems).
 	Notify func(string)
+}
+
+// Releaser is a source of inspections held in memory that can let them
+// go (saved.Inspector): Run calls Release after the runner when
+// Config.LastUse says nothing will ask for them again.
+type Releaser interface {
+	Release()
 }
 
 // SampleError is returned when no calibration sample could be drawn; it
@@ -172,6 +186,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	var stop *runner.StopError
 	if errors.As(runErr, &stop) && len(res.Pairs) == 0 {
 		return nil, runErr
+	}
+	if cfg.LastUse && len(cfg.Perturb) == 0 && cfg.Pairwise == nil {
+		for _, in := range []inspection.Inspector{cfg.Light, cfg.Deep} {
+			if r, ok := inspection.As[Releaser](in); ok {
+				r.Release()
+			}
+		}
 	}
 
 	// 3. comparator: one comparison per run with both depths.

@@ -332,7 +332,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	cfg := calibrate.Config{
 		Paths: o.Paths, Runs: s.runs, Light: s.light, Deep: s.deep, LightSpec: o.Light, DeepSpec: o.Deep,
 		Sample:     sampler.SelectOptions{N: o.Sample, Seed: o.Seed, AllowHomogeneous: o.AllowHomogeneous || s.imported},
-		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource, ShardOwnRuns: o.ownRuns,
+		ShardIndex: o.shardIndex, ShardCount: o.shardCount, ShardSource: o.shardSource, ShardOwnRuns: o.ownRuns, LastUse: true,
 		Subset: calibrate.Subset{N: o.DeepSample, Fraction: o.DeepFraction, Policy: o.DeepPolicy,
 			Seed: uint64(o.Seed), Chosen: o.DeepSubset},
 		Cluster: o.Cluster, Families: o.families, JudgeFamily: o.JudgeFamily,

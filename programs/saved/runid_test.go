@@ -3,6 +3,7 @@ package saved
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -145,4 +146,29 @@ func cmpString(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// Release lets the inspections go: Inspect then fails as for a run the
+// file does not hold; coverage and the fingerprint stay.
+func TestReleaseLetsTheInspectionsGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "saved.jsonl")
+	line := `{"run_id":"r1","system":"alpha","depth":"light","runtime_fidelity":80,"task_effectiveness":70,"verdict":"pass"}`
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, runs, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Inspect(context.Background(), runs[0], inspection.Light); err != nil {
+		t.Fatal(err)
+	}
+	fp := in.Fingerprint()
+	in.Release()
+	if _, err := in.Inspect(context.Background(), runs[0], inspection.Light); !errors.Is(err, ErrNotSaved) {
+		t.Errorf("after Release: %v, want ErrNotSaved", err)
+	}
+	if !in.Covers("r1", inspection.Light) || in.Fingerprint() != fp {
+		t.Error("Release changed the coverage or the fingerprint")
+	}
 }
