@@ -160,12 +160,8 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		return nil, err
 	}
 	runs, uncovered := coveredByLight(runs, cfg.Light)
-	if cfg.ShardOwnRuns {
-		if cfg.ShardCount <= 1 || cfg.Sample.N != 0 || cfg.Subset.N != 0 || cfg.Subset.Fraction != 0 || cfg.Escalation != nil {
-			return nil, errors.New("calibrate: ShardOwnRuns needs a shard of a job that samples every valid run and draws no deep subset")
-		}
-		cfg.Sample.Part = true
-		runs = shardRuns(runs, cfg.ShardIndex, cfg.ShardCount) // as the source brought them, whether it kept others or not
+	if runs, err = cfg.ownRuns(runs); err != nil {
+		return nil, err
 	}
 	sample, err := sampler.Select(runs, cfg.Sample)
 	if err != nil {
@@ -187,13 +183,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if errors.As(runErr, &stop) && len(res.Pairs) == 0 {
 		return nil, runErr
 	}
-	if cfg.LastUse && len(cfg.Perturb) == 0 && cfg.Pairwise == nil {
-		for _, in := range []inspection.Inspector{cfg.Light, cfg.Deep} {
-			if r, ok := inspection.As[Releaser](in); ok {
-				r.Release()
-			}
-		}
-	}
+	cfg.release()
 
 	// 3. comparator: one comparison per run with both depths.
 	data := Data{
@@ -241,6 +231,34 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	cfg.Finish.apply(rep)
 	return rep, runErr
+}
+
+// ownRuns returns the runs a shard that reads its own runs only
+// (ShardOwnRuns) samples, as a part (cfg.Sample.Part): its own, whether
+// the source left the others out or not; runs as they are otherwise.
+func (cfg *Config) ownRuns(runs []inspection.Run) ([]inspection.Run, error) {
+	if !cfg.ShardOwnRuns {
+		return runs, nil
+	}
+	if cfg.ShardCount <= 1 || cfg.Sample.N != 0 || cfg.Subset.N != 0 || cfg.Subset.Fraction != 0 || cfg.Escalation != nil {
+		return nil, errors.New("calibrate: ShardOwnRuns needs a shard of a job that samples every valid run and draws no deep subset")
+	}
+	cfg.Sample.Part = true
+	return shardRuns(runs, cfg.ShardIndex, cfg.ShardCount), nil
+}
+
+// release tells the sides that hold their inspections in memory
+// (Releaser) to let them go, when Run is their last use and no side test
+// asks the light side again.
+func (cfg Config) release() {
+	if !cfg.LastUse || len(cfg.Perturb) > 0 || cfg.Pairwise != nil {
+		return
+	}
+	for _, in := range []inspection.Inspector{cfg.Light, cfg.Deep} {
+		if r, ok := inspection.As[Releaser](in); ok {
+			r.Release()
+		}
+	}
 }
 
 // discover returns cfg.Runs, or the runs found under cfg.Paths (with a
