@@ -303,7 +303,7 @@ func depthRank(d inspection.Depth) int {
 // of them in a report of this version, which lists only those; the
 // reports of earlier versions listed the whole sample in every shard.
 func ownRuns(r *report.Report, i, n int) []report.SampleRun {
-	var mine []report.SampleRun
+	mine := make([]report.SampleRun, 0, len(r.Sample.Runs))
 	for _, s := range r.Sample.Runs {
 		if ShardOf(s.ID, n) == i {
 			mine = append(mine, s)

@@ -3,7 +3,7 @@ package statistician
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -71,7 +71,18 @@ func AverageRanks(x []float64) []float64 {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return x[order[a]] < x[order[b]] })
+	// The order among equal values does not change their (average) rank,
+	// so an unstable sort of the indices, without sort.Slice's reflection,
+	// does (it was a third of the correlations' CPU at a million runs).
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case x[a] < x[b]:
+			return -1
+		case x[a] > x[b]:
+			return 1
+		}
+		return 0
+	})
 	ranks := make([]float64, len(x))
 	for start := 0; start < len(order); {
 		end := start + 1

@@ -257,7 +257,11 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 		byType:        map[comparator.DisagreementType][]string{},
 	}
 	matches := 0
-	var lightRF, deepRF, lightTE, deepTE, dRF, dTE []float64
+	// Sized once: grown a run at a time, the copies of a million
+	// comparisons were a tenth of the statistics' CPU.
+	s.Disagreements = make([]comparator.Comparison, 0, disagreeing(cs))
+	lightRF, deepRF, lightTE, deepTE, dRF, dTE := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n),
+		make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	for _, c := range cs {
 		if c.VerdictMatch {
 			matches++
@@ -481,4 +485,15 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
+}
+
+// disagreeing counts the comparisons with a disagreement type.
+func disagreeing(cs []comparator.Comparison) int {
+	n := 0
+	for i := range cs {
+		if cs[i].DisagreementType != nil {
+			n++
+		}
+	}
+	return n
 }
