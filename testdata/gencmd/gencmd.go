@@ -8,11 +8,14 @@ package gencmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"testing"
+
+	"github.com/evalcal/evalcal/inspection"
 )
 
 // Main parses the command line of generator name (-n, described by
@@ -55,4 +58,32 @@ func Deterministic(t testing.TB, write func(w io.Writer, n int, seed uint64) err
 		t.Fatal("not deterministic in the seed")
 	}
 	return a.Bytes()
+}
+
+// Source is what an importer's load gives: the inspections of its runs
+// and its unattributed items.
+type Source interface {
+	Inspect(ctx context.Context, run inspection.Run, depth inspection.Depth) (inspection.Inspection, error)
+	Unattributed() []string
+}
+
+// CheckRuns fails t unless a file of n items read with selector label
+// gave n runs, no unattributed item, and deep inspections both passing and
+// failing (the generators' tests).
+func CheckRuns(t testing.TB, label string, src Source, runs []inspection.Run, n int) {
+	t.Helper()
+	if len(runs) != n || len(src.Unattributed()) != 0 {
+		t.Fatalf("%s: %d runs, unattributed %q", label, len(runs), src.Unattributed())
+	}
+	verdicts := map[string]int{}
+	for _, r := range runs {
+		insp, err := src.Inspect(context.Background(), r, inspection.Deep)
+		if err != nil {
+			t.Fatalf("%s: run %s: %v", label, r.ID, err)
+		}
+		verdicts[insp.Verdict]++
+	}
+	if verdicts[inspection.VerdictPass] == 0 || verdicts[inspection.VerdictFail] == 0 {
+		t.Errorf("%s: verdicts %v", label, verdicts)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/evalcal/evalcal/inspection"
 	"github.com/evalcal/evalcal/programs/importers"
 	"github.com/evalcal/evalcal/testdata/gencmd"
 )
@@ -33,19 +32,6 @@ func TestWriteIsJSONLinesOfBothAssertions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(runs) != n || len(src.Unattributed()) != 0 {
-			t.Fatalf("%s: %d runs, unattributed %q", assertion, len(runs), src.Unattributed())
-		}
-		verdicts := map[string]int{}
-		for _, r := range runs {
-			insp, err := src.Inspect(context.Background(), r, inspection.Deep)
-			if err != nil {
-				t.Fatalf("%s: run %s: %v", assertion, r.ID, err)
-			}
-			verdicts[insp.Verdict]++
-		}
-		if verdicts[inspection.VerdictPass] == 0 || verdicts[inspection.VerdictFail] == 0 {
-			t.Errorf("%s: verdicts %v", assertion, verdicts)
-		}
+		gencmd.CheckRuns(t, assertion, src, runs, n)
 	}
 }
