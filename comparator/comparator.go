@@ -76,6 +76,26 @@ type Comparison struct {
 	DeepSummary  string `yaml:"deep_summary,omitempty" json:"deep_summary,omitempty"`
 }
 
+// Disagreements returns the comparisons of cs with a disagreement type,
+// in their order, in a slice sized once (a million runs are some 300 MB
+// of copies): the report's disagreements, as aggregate.Compute lists
+// them and a runs file's reader rebuilds them.
+func Disagreements(cs []Comparison) []Comparison {
+	n := 0
+	for i := range cs {
+		if cs[i].DisagreementType != nil {
+			n++
+		}
+	}
+	out := make([]Comparison, 0, n)
+	for _, c := range cs {
+		if c.DisagreementType != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // SummaryRunes bounds the summaries a comparison keeps.
 const SummaryRunes = 500
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"testing"
 )
 
@@ -17,7 +18,10 @@ func ValidateAgainstSchema(t *testing.T, b []byte) error {
 func FastAgrees(t *testing.T, b []byte) (took, left int) {
 	t.Helper()
 	for len(b) > 0 {
-		end := bytesIndexNewline(b)
+		end := bytes.IndexByte(b, '\n')
+		if end < 0 {
+			end = len(b) - 1
+		}
 		line := b[:end+1]
 		b = b[end+1:]
 		name, _, item, ok := splitRunsLine(line)
@@ -40,13 +44,4 @@ func FastAgrees(t *testing.T, b []byte) (took, left int) {
 		}
 	}
 	return took, left
-}
-
-func bytesIndexNewline(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return len(b) - 1
 }

@@ -66,20 +66,7 @@ func LoadRunsFile(ctx context.Context, r *Report, dir string) error {
 		v.Set(items)
 	}
 	if _, ok := lists["comparisons"]; ok {
-		// The disagreements are the comparisons with a disagreement type,
-		// in their order, as aggregate.Compute lists them.
-		n := 0
-		for i := range r.Comparisons {
-			if r.Comparisons[i].DisagreementType != nil {
-				n++
-			}
-		}
-		r.Disagreements = make([]comparator.Comparison, 0, n)
-		for _, c := range r.Comparisons {
-			if c.DisagreementType != nil {
-				r.Disagreements = append(r.Disagreements, c)
-			}
-		}
+		r.Disagreements = comparator.Disagreements(r.Comparisons)
 	}
 	for _, k := range slices.Sorted(maps.Keys(addrs)) {
 		if k >= len(r.Recommendations) {

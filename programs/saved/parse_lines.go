@@ -82,7 +82,8 @@ func eachParsedLine(ctx context.Context, f io.Reader, lim limits, sel selection,
 	go readBatches(ctx, f, lim, work, ordered, free, quit)
 	for range workers {
 		go func() {
-			s := sel // a memo of its own (selection.in)
+			s := sel
+			s.last = nil // a memo of its own (selection.in), not sharing the caller's
 			for b := range work {
 				for i := range b.lines {
 					decodeLine(&b.lines[i], &s)

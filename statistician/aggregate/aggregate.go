@@ -259,7 +259,7 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 	matches := 0
 	// Sized once: grown a run at a time, the copies of a million
 	// comparisons were a tenth of the statistics' CPU.
-	s.Disagreements = make([]comparator.Comparison, 0, disagreeing(cs))
+	s.Disagreements = comparator.Disagreements(cs)
 	lightRF, deepRF, lightTE, deepTE, dRF, dTE := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n),
 		make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	for _, c := range cs {
@@ -270,7 +270,6 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 			t := *c.DisagreementType
 			s.DisagreementBreakdown.add(t)
 			s.byType[t] = append(s.byType[t], c.RunID)
-			s.Disagreements = append(s.Disagreements, c)
 		}
 		lightRF, deepRF = append(lightRF, c.Light.RuntimeFidelity), append(deepRF, c.Deep.RuntimeFidelity)
 		lightTE, deepTE = append(lightTE, c.Light.TaskEffectiveness), append(deepTE, c.Deep.TaskEffectiveness)
@@ -485,15 +484,4 @@ func mean(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
-}
-
-// disagreeing counts the comparisons with a disagreement type.
-func disagreeing(cs []comparator.Comparison) int {
-	n := 0
-	for i := range cs {
-		if cs[i].DisagreementType != nil {
-			n++
-		}
-	}
-	return n
 }
