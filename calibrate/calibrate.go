@@ -154,6 +154,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.Runs = nil // runs has them (and lets them go below)
 	// A saved or imported side of another corpus fails here, before any
 	// call is paid for (issue 28, item 6).
 	if err := checkMatch(runs, [2]inspection.Inspector{cfg.Light, cfg.Deep}, [2]string{cfg.LightSpec, cfg.DeepSpec}); err != nil {
@@ -178,33 +179,22 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		opts.SelectDeep = selectEscalated(e)
 	}
 	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
-	res, runErr := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
+	// 3. comparator: one comparison per run with both depths.
+	res, data, runErr := cfg.inspect(ctx, shard, opts, &design)
 	var stop *runner.StopError
-	if errors.As(runErr, &stop) && len(res.Pairs) == 0 {
+	if errors.As(runErr, &stop) && res.Paired == 0 {
 		return nil, runErr
 	}
-	cfg.release()
-
-	// 3. comparator: one comparison per run with both depths.
-	data := Data{
-		Comparisons: comparator.Compare(res.Pairs),
-		Failures:    res.Failures,
-		LightOnly:   lightOnly(res.LightOnly),
-		Repeats:     repeats(res),
-		Cost:        costOf(res, opts),
-	}
-	data.Inclusion = design.inclusion(res)
-	paired := len(res.Pairs)
-	if len(cfg.Perturb) == 0 {
-		// The inspections are in the comparisons now; only the
-		// perturbation tests read them again. A million pairs are some
-		// 800 MB the statistics and the report need not carry.
-		res.Pairs = nil
-	}
+	paired := res.Paired
 
 	// 4 and 5. statistician and advisor, on a report that says what it was
 	// computed from.
 	rep := newReport(cfg, sample, shard, design)
+	if len(cfg.Perturb) == 0 && cfg.Pairwise == nil {
+		// The report lists the runs now, and no side test asks for them
+		// again: a million are some 320 MB (issue 26).
+		runs, sample.Runs, shard = nil, nil, nil
+	}
 	if u, ok := inspection.As[inspection.Unattributed](cfg.Deep); ok {
 		rep.Sample.Rejected = u.Unattributed()
 	} else if u, ok := inspection.As[inspection.Unattributed](cfg.Light); ok {
@@ -231,6 +221,30 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	cfg.Finish.apply(rep)
 	return rep, runErr
+}
+
+// inspect runs the runner on the shard's runs and compares each pair as
+// the runner finishes it (only the perturbation tests read the pairs
+// again), then lets go of the sides' inspections (release).
+func (cfg Config) inspect(ctx context.Context, shard []inspection.Run, opts runner.Options, design *design) (runner.Result, Data, error) {
+	col := pairs{comparisons: make([]comparator.Comparison, 0, len(shard)), keepIDs: design.policy != PolicyAll}
+	if len(cfg.Perturb) == 0 {
+		opts.OnPair = col.add
+	}
+	res, err := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
+	cfg.release()
+	for _, p := range res.Pairs {
+		col.add(p)
+	}
+	comparator.SortByRunID(col.comparisons)
+	return res, Data{
+		Comparisons: col.comparisons,
+		Failures:    res.Failures,
+		LightOnly:   lightOnly(res.LightOnly),
+		Repeats:     repeats(col.repeats, res.LightOnly),
+		Cost:        costOf(res, opts),
+		Inclusion:   design.inclusion(col.ids, res.LightOnly),
+	}, err
 }
 
 // ownRuns returns the runs a shard that reads its own runs only
@@ -380,21 +394,36 @@ func lightOnly(rs []runner.LightRun) []report.LightOnlyRun {
 	return out
 }
 
+// pairs collects what the calibration keeps of the runner's pairs (from
+// runner.Options.OnPair, one at a time): each pair's comparison, its
+// repeats, and with a deep subset its run id (design.inclusion).
+type pairs struct {
+	compare     comparator.Comparer
+	comparisons []comparator.Comparison
+	repeats     []report.RunRepeats
+	keepIDs     bool
+	ids         []string
+}
+
+func (c *pairs) add(p runner.Pair) {
+	c.comparisons = append(c.comparisons, c.compare.Compare(p))
+	if len(p.LightRepeats) > 0 || len(p.DeepRepeats) > 0 {
+		c.repeats = append(c.repeats, report.RunRepeats{RunID: p.Run.ID, Light: repeatList(p.LightRepeats), Deep: repeatList(p.DeepRepeats)})
+	}
+	if c.keepIDs {
+		c.ids = append(c.ids, p.Run.ID)
+	}
+}
+
 // repeats lists each run's repeated verdicts and scores per side (only
-// with --repeat K > 1), sorted by run id.
-func repeats(res runner.Result) []report.RunRepeats {
-	var out []report.RunRepeats
-	add := func(id string, light, deep []inspection.Inspection) {
-		if len(light) == 0 && len(deep) == 0 {
-			return
+// with --repeat K > 1): the pairs' and the light-only runs', sorted by
+// run id.
+func repeats(paired []report.RunRepeats, lightOnly []runner.LightRun) []report.RunRepeats {
+	out := paired
+	for _, l := range lightOnly {
+		if len(l.LightRepeats) > 0 {
+			out = append(out, report.RunRepeats{RunID: l.Run.ID, Light: repeatList(l.LightRepeats), Deep: repeatList(nil)})
 		}
-		out = append(out, report.RunRepeats{RunID: id, Light: repeatList(light), Deep: repeatList(deep)})
-	}
-	for _, p := range res.Pairs {
-		add(p.Run.ID, p.LightRepeats, p.DeepRepeats)
-	}
-	for _, l := range res.LightOnly {
-		add(l.Run.ID, l.LightRepeats, nil)
 	}
 	slices.SortFunc(out, func(a, b report.RunRepeats) int { return cmp.Compare(a.RunID, b.RunID) })
 	return out

@@ -486,7 +486,7 @@ func waterFill(base []float64, total float64) []float64 {
 
 // inclusion lists each run's inclusion probability and whether it got a
 // deep inspection, sorted by run id; nil when deep ran on every run.
-func (d *design) inclusion(res runner.Result) []report.Inclusion {
+func (d *design) inclusion(paired []string, lightOnly []runner.LightRun) []report.Inclusion {
 	if d.policy == PolicyAll {
 		return nil
 	}
@@ -498,10 +498,10 @@ func (d *design) inclusion(res runner.Result) []report.Inclusion {
 		}
 		out = append(out, in)
 	}
-	for _, p := range res.Pairs {
-		add(p.Run.ID, true)
+	for _, id := range paired {
+		add(id, true)
 	}
-	for _, l := range res.LightOnly {
+	for _, l := range lightOnly {
 		add(l.Run.ID, false)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })

@@ -4,6 +4,7 @@ package comparator
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,20 +78,20 @@ type Comparison struct {
 }
 
 // Disagreements returns the comparisons of cs with a disagreement type,
-// in their order, in a slice sized once (a million runs are some 300 MB
-// of copies): the report's disagreements, as aggregate.Compute lists
-// them and a runs file's reader rebuilds them.
-func Disagreements(cs []Comparison) []Comparison {
+// in their order, as pointers into cs (a million runs' copies were some
+// 250 MB): the report's disagreements, as aggregate.Compute lists them
+// and a runs file's reader rebuilds them. They change with cs.
+func Disagreements(cs []Comparison) []*Comparison {
 	n := 0
 	for i := range cs {
 		if cs[i].DisagreementType != nil {
 			n++
 		}
 	}
-	out := make([]Comparison, 0, n)
-	for _, c := range cs {
-		if c.DisagreementType != nil {
-			out = append(out, c)
+	out := make([]*Comparison, 0, n)
+	for i := range cs {
+		if cs[i].DisagreementType != nil {
+			out = append(out, &cs[i])
 		}
 	}
 	return out
@@ -104,12 +105,24 @@ const SummaryRunes = 500
 func Compare(pairs []runner.Pair) []Comparison {
 	out := make([]Comparison, 0, len(pairs))
 	for _, p := range pairs {
-		c := compareOne(p.Light, p.Deep)
-		c.Metadata = p.Run.Metadata
-		out = append(out, c)
+		out = append(out, ComparePair(p))
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
+	SortByRunID(out)
 	return out
+}
+
+// ComparePair compares one pair (Compare's comparison of it), for a
+// caller that takes the pairs one at a time (runner.Options.OnPair).
+func ComparePair(p runner.Pair) Comparison {
+	c := compareOne(p.Light, p.Deep)
+	c.Metadata = p.Run.Metadata
+	return c
+}
+
+// SortByRunID sorts comparisons by run id, keeping the order of equal
+// ids (Compare's order).
+func SortByRunID(cs []Comparison) {
+	slices.SortStableFunc(cs, func(a, b Comparison) int { return strings.Compare(a.RunID, b.RunID) })
 }
 
 func compareOne(light, deep inspection.Inspection) Comparison {

@@ -95,9 +95,9 @@ type Report struct {
 	Partial bool `yaml:"partial" json:"partial"`
 	// RunsFile names the file that holds the per-run listings below
 	// (run --runs-out); absent when the report holds them itself.
-	RunsFile      *RunsFile               `yaml:"runs_file,omitempty" json:"runs_file,omitempty"`
-	Disagreements []comparator.Comparison `yaml:"disagreements" json:"disagreements"`
-	Comparisons   []comparator.Comparison `yaml:"comparisons" json:"comparisons"`
+	RunsFile      *RunsFile                `yaml:"runs_file,omitempty" json:"runs_file,omitempty"`
+	Disagreements []*comparator.Comparison `yaml:"disagreements" json:"disagreements"`
+	Comparisons   []comparator.Comparison  `yaml:"comparisons" json:"comparisons"`
 	// LightOnly lists the runs inspected at light depth only (not in the
 	// deep subset); absent when deep ran on every run.
 	LightOnly []LightOnlyRun `yaml:"light_only,omitempty" json:"light_only,omitempty"`

@@ -73,7 +73,11 @@ func (g *schemaGen) of(t reflect.Type) map[string]any {
 		}
 		return map[string]any{"$ref": "#/$defs/" + name}
 	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": []any{"array", "null"}, "items": g.of(t.Elem())}
+		item := t.Elem()
+		if item.Kind() == reflect.Pointer {
+			item = item.Elem() // shared elements (Report.Disagreements point into Comparisons), never null
+		}
+		return map[string]any{"type": []any{"array", "null"}, "items": g.of(item)}
 	case reflect.Map:
 		return map[string]any{"type": "object", "additionalProperties": g.of(t.Elem())}
 	case reflect.String:

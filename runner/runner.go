@@ -73,6 +73,14 @@ type Options struct {
 	// alone (budget.reserve). The runs left are failures with the reason
 	// and Result.BudgetStopped is set.
 	MaxUSD float64
+	// OnPair, when not nil, receives each run's pair as soon as the run is
+	// done, in input order, from one goroutine at a time, instead of
+	// Result.Pairs (then empty; Result.Paired counts them), and the
+	// runner lets go of the run's inspections: a million runs' pairs held
+	// to the end were some 750 MB and their inspections as much again
+	// (issue 26). With SelectDeep the pairs come at the end, as the deep
+	// phase follows the whole light phase.
+	OnPair func(Pair)
 }
 
 // Defaults of Options (issue 3: --jobs, --retries, --timeout; issue 8:
@@ -93,8 +101,11 @@ func DefaultOptions() Options {
 
 // Result is what Run produced.
 type Result struct {
-	// Pairs holds the runs that got both inspections, in input order.
+	// Pairs holds the runs that got both inspections, in input order
+	// (none when Options.OnPair received them).
 	Pairs []Pair `yaml:"pairs" json:"pairs"`
+	// Paired counts the runs that got both inspections.
+	Paired int `yaml:"paired" json:"paired"`
 	// LightOnly holds the runs inspected at light depth only because they
 	// were not in the deep subset (Options.DeepRuns, SelectDeep), in input
 	// order.
@@ -142,6 +153,7 @@ type runOutcome struct {
 	failures    []inspection.Failure
 	interrupted bool
 	deepSkipped bool
+	done        bool // every call of the run has ended (emitter)
 }
 
 // pipeline holds what the tasks of one Run share.
@@ -156,6 +168,15 @@ type pipeline struct {
 	stop     context.CancelFunc
 	stopOnce sync.Once
 	stopErr  error
+
+	// runs and outcomes are the runs and what became of them; res is
+	// the Result the outcomes are emitted into, emitted how many so far
+	// (emit.go).
+	runs     []inspection.Run
+	outcomes []runOutcome
+	emitMu   sync.Mutex
+	emitted  int
+	res      Result
 
 	mu            sync.Mutex
 	cacheErrs     int
@@ -247,6 +268,9 @@ func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Opti
 	defer p.bar.finish()
 
 	outcomes := make([]runOutcome, len(runs))
+	p.runs, p.outcomes = runs, outcomes
+	// Empty, not nil, so that a report shows [] rather than null.
+	p.res = Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []inspection.Inspection{}, Failures: []inspection.Failure{}}
 	if opts.SelectDeep == nil {
 		p.calls(sctx, runs, outcomes, func(i int) bool {
 			return opts.DeepRuns == nil || opts.DeepRuns[runs[i].ID]
@@ -273,7 +297,7 @@ func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Opti
 			}
 		})
 	}
-	return p.result(runs, outcomes), p.err(ctx)
+	return p.result(), p.err(ctx)
 }
 
 // calls inspects every run at depth light and, when needDeep says so,
@@ -308,6 +332,7 @@ func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []
 		for {
 			for next < len(runs) && ctx.Err() != nil {
 				outcomes[next].interrupted = true
+				p.finished(next)
 				next++
 			}
 			if next < len(runs) && (len(deep) == 0 || len(deep)+inflight < p.opts.Jobs) {
@@ -338,7 +363,9 @@ func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []
 					return
 				}
 				p.inspectDepth(ctx, runs[i], depth, &outcomes[i])
-				if depth == inspection.Light && !outcomes[i].deepSkipped {
+				if depth == inspection.Deep || outcomes[i].deepSkipped {
+					p.finished(i)
+				} else {
 					mu.Lock()
 					deep = append(deep, i)
 					inflight--
@@ -387,46 +414,29 @@ func (p *pipeline) err(ctx context.Context) error {
 	return p.stopErr
 }
 
-// result assembles the Result from the runs' outcomes, in input order.
-func (p *pipeline) result(runs []inspection.Run, outcomes []runOutcome) Result {
-	// Empty, not nil, so that a report shows [] rather than null.
-	res := Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []inspection.Inspection{}, Failures: []inspection.Failure{}}
+// result completes the Result: the runs' outcomes not yet emitted, in
+// input order (all of them without OnPair), the costs, and the failures
+// and unpaired inspections sorted.
+func (p *pipeline) result() Result {
+	p.emitMu.Lock()
+	defer p.emitMu.Unlock()
+	res := &p.res
+	if p.opts.OnPair == nil {
+		paired := 0 // sized once: appending a million 800-byte pairs kept up to twice their memory
+		for _, o := range p.outcomes {
+			if len(o.insp[0]) > 0 && len(o.insp[1]) > 0 {
+				paired++
+			}
+		}
+		res.Pairs = make([]Pair, 0, paired)
+	}
+	for ; p.emitted < len(p.outcomes); p.emitted++ {
+		p.emit(p.emitted)
+	}
 	res.Cost.Light, res.Cost.Deep = p.sides[0].summary(), p.sides[1].summary()
 	res.Calls = res.Cost.Light.Calls + res.Cost.Deep.Calls
 	res.CacheHits = res.Cost.Light.CacheHits + res.Cost.Deep.CacheHits
 	res.BudgetStopped = p.budget.hasStopped()
-	paired := 0 // sized once: appending a million 800-byte pairs kept up to twice their memory
-	for _, o := range outcomes {
-		if len(o.insp[0]) > 0 && len(o.insp[1]) > 0 {
-			paired++
-		}
-	}
-	res.Pairs = make([]Pair, 0, paired)
-	for i, o := range outcomes {
-		if o.interrupted {
-			res.Interrupted++
-		}
-		res.Failures = append(res.Failures, o.failures...)
-		light, deep := o.insp[0], o.insp[1]
-		switch {
-		case len(light) > 0 && len(deep) > 0:
-			pr := Pair{Run: runs[i], Light: inspection.Consolidate(light), Deep: inspection.Consolidate(deep)}
-			if p.opts.Repeat > 1 {
-				pr.LightRepeats, pr.DeepRepeats = light, deep
-			}
-			res.Pairs = append(res.Pairs, pr)
-		case len(light) > 0 && o.deepSkipped:
-			lr := LightRun{Run: runs[i], Light: inspection.Consolidate(light)}
-			if p.opts.Repeat > 1 {
-				lr.LightRepeats = light
-			}
-			res.LightOnly = append(res.LightOnly, lr)
-		case len(light) > 0:
-			res.Unpaired = append(res.Unpaired, inspection.Consolidate(light))
-		case len(deep) > 0:
-			res.Unpaired = append(res.Unpaired, inspection.Consolidate(deep))
-		}
-	}
 	slices.SortStableFunc(res.Failures, func(a, b inspection.Failure) int {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(depthRank(a.Depth), depthRank(b.Depth)),
 			cmp.Compare(a.Repeat, b.Repeat))
@@ -442,7 +452,7 @@ func (p *pipeline) result(runs []inspection.Run, outcomes []runOutcome) Result {
 		res.Warnings = append(res.Warnings,
 			fmt.Sprintf("runner: %d cache entries failed verification and were inspected again, first: %v", p.corrupt, p.firstCorrupt))
 	}
-	return res
+	return *res
 }
 
 // depthRank orders light before deep.

@@ -350,6 +350,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if opts.Cache != nil {
 		cfg.DescribeCache = filepath.Join(opts.Cache.Dir(), "describe")
 	}
+	s.runs = nil // cfg.Runs has them, and calibrate lets them go once the report lists them
 	rep, err := calibrate.Run(ctx, cfg)
 	var sampleErr *calibrate.SampleError
 	var stop *runner.StopError

@@ -62,19 +62,21 @@ func tuneGC(getenv func(string) string, sys fs.FS) (restore func()) {
 
 // Settings of the heap tuner (startHeapTuner).
 const (
-	heapHeadroom  = 3.0     // the heap may grow to this many times the live heap
-	heapFloor     = 1 << 30 // never a limit below 1 GiB: small heaps keep GOGC=400
+	heapHeadroom  = 1.5       // the heap may grow to this many times the live heap,
+	heapSlack     = 512 << 20 // and at least this much over it (a collection frees 512 MiB or more)
+	heapFloor     = 1 << 30   // never a limit below 1 GiB: small heaps keep GOGC=400
 	tunerInterval = 100 * time.Millisecond
 )
 
-// startHeapTuner keeps the soft memory limit at heapHeadroom times the
-// live heap (as the last collection found it), at least heapFloor and at
-// most ceiling, until stop is called. GOGC=400 lets the heap grow to five
-// times the live heap: cheap while it is small (an LLM calibration), but
-// at a million saved runs (3 GB live) the peak was 10 to 15 GB, wherever
-// the last collection fell. With the tuner a large heap is collected at
-// three times its live size (the Go default, GOGC=100, is two), for a
-// few percent more CPU (README "Performance", Memory).
+// startHeapTuner keeps the soft memory limit at heapLimit of the live
+// heap (as the last collection found it) until stop is called. GOGC=400
+// lets the heap grow to five times the live heap: cheap while it is small
+// (an LLM calibration), but at a million saved runs the peak was 10 to
+// 15 GB, wherever the last collection fell. With the tuner a large heap
+// is collected at 1.5 times its live size (the Go default, GOGC=100, is
+// two), at least 512 MiB over it so that the collector never runs back
+// to back, for some 10% more CPU at a million runs (README
+// "Performance", Memory).
 func startHeapTuner(ceiling int64) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -94,7 +96,7 @@ func startHeapTuner(ceiling int64) (stop func()) {
 			if sample[0].Value.Kind() != metrics.KindUint64 {
 				return // a runtime without the metric: the ceiling stays
 			}
-			limit := min(max(int64(heapHeadroom*float64(sample[0].Value.Uint64())), heapFloor), ceiling)
+			limit := heapLimit(int64(sample[0].Value.Uint64()), ceiling)
 			if limit != last {
 				debug.SetMemoryLimit(limit)
 				last = limit
@@ -105,6 +107,13 @@ func startHeapTuner(ceiling int64) (stop func()) {
 		close(done)
 		<-finished
 	}
+}
+
+// heapLimit is the soft memory limit for a live heap of live bytes:
+// heapHeadroom times it and at least heapSlack over it, at least
+// heapFloor and at most ceiling.
+func heapLimit(live, ceiling int64) int64 {
+	return min(max(int64(heapHeadroom*float64(live)), live+heapSlack, heapFloor), ceiling)
 }
 
 // memoryLimit is memoryFraction of machineMemory, or no limit

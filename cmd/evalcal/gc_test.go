@@ -107,8 +107,8 @@ func TestMachineMemory(t *testing.T) {
 	}
 }
 
-// The heap tuner keeps the soft limit at heapHeadroom times the live heap,
-// never under heapFloor nor over the ceiling, and stop ends it.
+// The heap tuner keeps the soft limit at heapLimit of the live heap, and
+// stop ends it.
 func TestHeapTunerFollowsTheLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	waitFor := func(want int64) {
@@ -122,7 +122,7 @@ func TestHeapTunerFollowsTheLiveHeap(t *testing.T) {
 		t.Fatalf("memory limit %d, want %d", debug.SetMemoryLimit(-1), want)
 	}
 	stop := startHeapTuner(8 << 30)
-	waitFor(heapFloor)           // this test's heap is far under 1 GiB / 2.5
+	waitFor(heapFloor)           // this test's heap is far under 1 GiB - 512 MiB
 	big := make([]byte, 600<<20) // live: 600 MiB and the rest
 	for i := range big {
 		if i%4096 == 0 {
@@ -132,7 +132,7 @@ func TestHeapTunerFollowsTheLiveHeap(t *testing.T) {
 	runtime.GC()
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(sample)
-	waitFor(int64(heapHeadroom * float64(sample[0].Value.Uint64())))
+	waitFor(heapLimit(int64(sample[0].Value.Uint64()), 8<<30))
 	runtime.KeepAlive(big)
 	stop()
 	debug.SetMemoryLimit(1 << 40)
@@ -143,4 +143,21 @@ func TestHeapTunerFollowsTheLiveHeap(t *testing.T) {
 	stop = startHeapTuner(512 << 20) // a machine under the floor
 	waitFor(512 << 20)
 	stop()
+}
+
+// heapLimit by hand: the floor for small heaps, the slack for middling
+// ones, the headroom for large ones, the ceiling over all.
+func TestHeapLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct{ live, ceiling, want int64 }{
+		{100 * mib, 8 << 30, 1 << 30},
+		{800 * mib, 8 << 30, 1312 * mib},
+		{2048 * mib, 8 << 30, 3072 * mib},
+		{6 << 30, 8 << 30, 8 << 30},
+		{100 * mib, 512 * mib, 512 * mib},
+	} {
+		if got := heapLimit(c.live, c.ceiling); got != c.want {
+			t.Errorf("heapLimit(%d MiB, %d MiB) = %d MiB, want %d MiB", c.live/mib, c.ceiling/mib, got/mib, c.want/mib)
+		}
+	}
 }

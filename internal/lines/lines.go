@@ -24,6 +24,7 @@ type Reader struct {
 	maxLine int
 	maxFile int64
 	total   int64
+	start   int64 // where the last line Next returned starts
 	buf     []byte
 	first   bool
 }
@@ -38,7 +39,7 @@ func NewReader(r io.Reader, maxLine int, maxFile int64) *Reader {
 // end it returns io.EOF; past maxFile bytes, ErrFileTooLong. The line is
 // valid until the next call.
 func (lr *Reader) Next() (line []byte, long bool, err error) {
-	lr.buf = lr.buf[:0]
+	lr.buf, lr.start = lr.buf[:0], lr.total
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
 		lr.total += int64(len(chunk))
@@ -72,7 +73,13 @@ func (lr *Reader) trim() []byte {
 	b := lr.buf
 	if lr.first {
 		lr.first = false
-		b = bytes.TrimPrefix(b, UTF8BOM)
+		if bytes.HasPrefix(b, UTF8BOM) {
+			b, lr.start = b[len(UTF8BOM):], lr.start+int64(len(UTF8BOM))
+		}
 	}
 	return b
 }
+
+// Start returns the offset in the file of the first byte of the line
+// Next last returned (after a byte-order mark it dropped).
+func (lr *Reader) Start() int64 { return lr.start }

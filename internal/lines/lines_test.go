@@ -49,3 +49,34 @@ func TestReader(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderStart checks that Start gives where each line is in the file:
+// the bytes at Start are the line, after a byte-order mark, across
+// "\r\n" endings and lines longer than the reader's buffer.
+func TestReaderStart(t *testing.T) {
+	in := "\uFEFFone\r\n" + strings.Repeat("y", 150_000) + "\n\n  two \nlast"
+	r := NewReader(iotest.OneByteReader(strings.NewReader(in)), 1<<20, int64(len(in)))
+	n := 0
+	for {
+		line, _, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		at := int(r.Start())
+		if got := in[at : at+len(line)]; got != string(line) {
+			t.Errorf("line %d: the file at Start %d holds %.20q, the line is %.20q", n, at, got, line)
+		}
+	}
+	if n != 5 {
+		t.Fatalf("%d lines, want 5", n)
+	}
+	if r := NewReader(strings.NewReader("\uFEFFx"), 10, 10); true {
+		if _, _, err := r.Next(); err != nil || r.Start() != 3 {
+			t.Errorf("after a byte-order mark: Start %d (err %v), want 3", r.Start(), err)
+		}
+	}
+}

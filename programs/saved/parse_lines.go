@@ -29,6 +29,7 @@ const (
 type parsedLine struct {
 	no   int
 	line []byte // trimmed; valid until load's callback returns
+	off  int64  // where line starts in the file
 	kind lineKind
 
 	id, depth, system string // lineSkimmed
@@ -161,9 +162,13 @@ func readBatches(ctx context.Context, f io.Reader, lim limits, work, ordered cha
 			} else if line = bytes.TrimSpace(raw); len(line) == 0 {
 				kind = lineBlank
 			}
+			off := lr.Start()
+			if len(line) > 0 {
+				off += int64(cap(raw) - cap(line)) // TrimSpace returns a part of raw: the space it dropped in front
+			}
 			spans = append(spans, span{len(b.buf), len(line)})
 			b.buf = append(b.buf, line...)
-			b.lines = append(b.lines, parsedLine{no: lineNo, kind: kind})
+			b.lines = append(b.lines, parsedLine{no: lineNo, kind: kind, off: off})
 		}
 		for i, s := range spans {
 			b.lines[i].line = b.buf[s.at : s.at+s.n : s.at+s.n]

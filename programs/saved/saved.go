@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"slices"
 	"strings"
@@ -41,18 +42,24 @@ var ErrNotSaved = errors.New("no saved")
 // Inspector serves saved inspections by run id and depth. It is
 // read-only after Load and safe for concurrent use.
 type Inspector struct {
+	// byKey holds the inspections decoded when the file is not a regular
+	// one (a pipe); from a regular file, Inspect reads them again (file,
+	// byRun's refs: lineref.go).
 	byKey map[key]inspection.Inspection
+	file  *lineFile
 	// pi holds the inclusion_probability a run's deep line records.
 	pi map[string]float64
 	// fingerprint is the SHA-256 over every run's content hash, in id order.
 	fingerprint string
 	// bad holds, per run and depth, why its saved line was rejected.
 	bad map[key]error
-	// covered holds, by run id, the depths (bit 1 light, 2 deep) the file
-	// has a line for: decoded, rejected, or skimmed (another shard's line
-	// in LoadShard); ids lists those run ids by depth index, sorted.
-	covered map[string]uint8
-	ids     [2][]string
+	// ids lists by depth index, sorted, the runs the file has a line for
+	// at that depth: decoded, rejected, or skimmed (another shard's line
+	// in LoadShard); refs[k][i] is where the accepted line of run
+	// ids[k][i] is (none for the others). Sorted lists and binary search
+	// rather than a map: a million runs' map was 185 MB, these are 80.
+	ids  [2][]string
+	refs [2][]lineRef
 	// unattributed are rejected lines whose run_id and depth could not be
 	// read, as "file:line: why".
 	unattributed []string
@@ -70,10 +77,16 @@ type key struct {
 
 // entry is a run's saved lines, light and deep.
 type entry struct {
-	pi   *float64
+	pi *float64
+	// got says depth index k has an accepted line (line[k], ref[k]), sys
+	// its system; insp holds it decoded when the file is not a regular
+	// one (Inspector.byKey).
+	got  [2]bool
+	sys  [2]string
 	insp [2]*inspection.Inspection
+	ref  [2]lineRef
 	line [2]int
-	raw  [2][]byte
+	lineSums
 	// system is what the first line of each depth names (lineSystem),
 	// valid or not; named says that line was seen.
 	system [2]string
@@ -203,8 +216,19 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	if err != nil {
 		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
 	}
-	defer f.Close()
 	defer stop()
+	regular := false
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		regular = true // kept open for Inspect (lineref.go)
+	}
+	closeFile := true
+	defer func() {
+		if closeFile {
+			f.Close()
+		}
+	}()
+	seed := maphash.MakeSeed()
+	lastLine := 0 // a line number beyond a lineRef's is served decoded
 	entries := make(map[string]*entry, sizeHint(f))
 	var order []string // the run ids as first seen: sorted already in most files
 	decoded := 0
@@ -237,9 +261,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 		}
 		e := entryOf(id)
 		k := depthIndex(depth)
-		if e.raw[k] == nil {
-			e.raw[k] = keep.copy(line)
-		}
+		e.keep(k, line, &keep)
 		e.name(k, lineSystem(line, nil))
 		if _, seen := bad[key{id, depth}]; !seen {
 			bad[key{id, depth}] = err
@@ -247,6 +269,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	}
 	err = eachParsedLine(ctx, f, lim, sel, func(pl *parsedLine) error {
 		lineNo, line := pl.no, pl.line
+		lastLine = lineNo
 		switch pl.kind {
 		case lineBlank:
 			return nil
@@ -258,9 +281,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 			return nil
 		case lineSkimmed:
 			e, k := entryOf(pl.id), depthIndex(inspection.Depth(pl.depth))
-			if e.raw[k] == nil {
-				e.raw[k] = keep.copy(line)
-			}
+			e.keep(k, line, &keep)
 			e.name(k, pl.system)
 			return nil
 		}
@@ -275,14 +296,14 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 		}
 		e := entryOf(insp.RunID)
 		k := depthIndex(insp.Depth)
-		if e.insp[k] != nil || bad[key{insp.RunID, insp.Depth}] != nil && e.line[k] > 0 {
+		if e.got[k] || bad[key{insp.RunID, insp.Depth}] != nil && e.line[k] > 0 {
 			reject(lineNo, line, false, fmt.Errorf("run %s: %s inspection already given at line %d", insp.RunID, insp.Depth, e.line[k]))
-			e.insp[k] = nil
+			e.got[k], e.insp[k] = false, nil
 			return nil
 		}
-		if o := e.insp[1-k]; o != nil && o.System != "" && insp.System != "" && o.System != insp.System {
+		if o := e.sys[1-k]; e.got[1-k] && o != "" && insp.System != "" && o != insp.System {
 			reject(lineNo, line, false, fmt.Errorf("run %s: %w", insp.RunID,
-				&inspection.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o.System)}))
+				&inspection.FieldError{Field: "system", Err: fmt.Errorf("%q, but line %d says %q", insp.System, e.line[1-k], o)}))
 			return nil
 		}
 		if bad[key{insp.RunID, insp.Depth}] != nil {
@@ -295,7 +316,13 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 		if pl.pi != nil {
 			e.pi = pl.pi
 		}
-		e.insp[k], e.line[k], e.raw[k] = &insp, lineNo, keep.copy(line)
+		e.got[k], e.sys[k], e.line[k] = true, insp.System, lineNo
+		if regular {
+			e.ref[k] = lineRef{off: pl.off, n: uint32(len(line)), no: uint32(lineNo), hash: maphash.Bytes(seed, line)}
+		} else {
+			e.insp[k] = &insp
+		}
+		e.decoded(k, line, &keep)
 		decoded++
 		e.name(k, pl.named)
 		if pl.hasMd {
@@ -319,33 +346,42 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 		return nil, nil, fmt.Errorf("saved: %s: no inspections", path)
 	}
 
-	in := &Inspector{byKey: make(map[key]inspection.Inspection, decoded), bad: bad, unattributed: unattributed,
-		pi: map[string]float64{}, covered: make(map[string]uint8, len(entries))}
+	in := &Inspector{bad: bad, unattributed: unattributed, pi: map[string]float64{}}
+	if regular && int64(lastLine) < 1<<32 {
+		in.keepFile(f, path, seed)
+		closeFile = false
+	} else {
+		in.byKey = make(map[key]inspection.Inspection, decoded)
+	}
 	runs := make([]inspection.Run, 0, len(entries))
 	slices.Sort(order) // the runs in id order (fast: most files are in that order already)
 	for _, id := range order {
 		e := entries[id]
 		// Every line with a run id and depth kept its bytes in raw:
 		// decoded, rejected (then in bad) or skimmed.
-		in.covered[id] = b2u(e.raw[0] != nil) | b2u(e.raw[1] != nil)<<1
-		for k := range e.raw {
-			if e.raw[k] != nil {
+		for k := range 2 {
+			if e.seen&(1<<k) != 0 {
 				in.ids[k] = append(in.ids[k], id)
+				if in.file != nil {
+					in.refs[k] = append(in.refs[k], e.ref[k]) // zero unless got[k]
+				}
 			}
 		}
 		if e.pi != nil {
 			in.pi[id] = *e.pi
 		}
-		run := inspection.Run{ID: id, Era: inspection.EraSaved, Status: inspection.StatusUnknown, Valid: true, ContentHash: contentHash(e.raw)}
+		run := inspection.Run{ID: id, Era: inspection.EraSaved, Status: inspection.StatusUnknown, Valid: true, ContentHash: e.contentHashOf()}
 		run.System = cmp.Or(e.system[0], e.system[1])
 		run.Metadata, run.Warnings = e.md, e.warn
-		for k, insp := range e.insp {
-			run.SizeBytes += int64(len(e.raw[k]))
-			if insp == nil {
-				continue
+		for k := range 2 {
+			run.SizeBytes += int64(e.size[k])
+			switch {
+			case !e.got[k]:
+			case in.byKey != nil:
+				in.byKey[key{id, e.insp[k].Depth}] = *e.insp[k]
 			}
-			in.byKey[key{id, insp.Depth}] = *insp
 		}
+		delete(entries, id) // what the runs need of it is in run and rl now
 		runs = append(runs, run)
 	}
 	h := sha256.New()
@@ -418,7 +454,8 @@ func mayHoldKey(line []byte, key string) bool {
 // rejected line counts: the run's inspection then fails with its reason).
 // Runs a deep file does not cover are the ones not in the deep subset.
 func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
-	return in.covered[runID]&(1<<depthIndex(depth)) != 0
+	_, ok := slices.BinarySearch(in.ids[depthIndex(depth)], runID)
+	return ok
 }
 
 func b2u(b bool) uint8 {
@@ -499,21 +536,18 @@ func depthIndex(d inspection.Depth) int {
 	return 1
 }
 
-func contentHash(raw [2][]byte) string {
-	h := sha256.New()
-	h.Write([]byte("light\x00"))
-	h.Write(raw[0])
-	h.Write([]byte("\x00deep\x00"))
-	h.Write(raw[1])
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // Release lets go of the inspections Inspect serves (calibrate.Releaser:
 // a calibration whose runner is done with them, at a million runs some
 // 1.2 GB); Inspect then fails as for a run the file does not hold.
 // Coverage, inclusion probabilities, the fingerprint and the rejected
 // lines stay. Not safe to call while Inspect is running.
-func (in *Inspector) Release() { in.byKey = nil }
+func (in *Inspector) Release() {
+	in.byKey, in.refs = nil, [2][]lineRef{}
+	if in.file != nil {
+		_ = in.file.f.Close()
+		in.file = nil
+	}
+}
 
 // Identity returns the constant Identity.
 func (in *Inspector) Identity() string { return Identity }
@@ -528,9 +562,18 @@ func (in *Inspector) Inspect(ctx context.Context, run inspection.Run, depth insp
 	if err := in.bad[key{run.ID, depth}]; err != nil {
 		return inspection.Inspection{}, inspection.Permanent(err)
 	}
+	notSaved := inspection.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
+	if lf := in.file; lf != nil {
+		k := depthIndex(depth)
+		i, ok := slices.BinarySearch(in.ids[k], run.ID)
+		if !ok || in.refs[k][i].n == 0 || (depth != inspection.Light && depth != inspection.Deep) {
+			return inspection.Inspection{}, notSaved
+		}
+		return lf.reread(in.refs[k][i])
+	}
 	insp, ok := in.byKey[key{run.ID, depth}]
 	if !ok {
-		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
+		return inspection.Inspection{}, notSaved
 	}
 	insp.Services = slices.Clone(insp.Services)
 	insp.Flags = slices.Clone(insp.Flags)

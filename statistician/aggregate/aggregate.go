@@ -69,7 +69,7 @@ type Stats struct {
 	AgreementRobust       RobustAgreement
 	Estimate              *Estimate
 	Repeatability         *Repeatability
-	Disagreements         []comparator.Comparison
+	Disagreements         []*comparator.Comparison
 	Warnings              []string
 	byType                map[comparator.DisagreementType][]string
 }
@@ -252,7 +252,7 @@ func Compute(cs []comparator.Comparison, opts Options) Stats {
 	n := len(cs)
 	s := Stats{
 		SampleSize:    n,
-		Disagreements: []comparator.Comparison{},
+		Disagreements: []*comparator.Comparison{},
 		Warnings:      []string{},
 		byType:        map[comparator.DisagreementType][]string{},
 	}
