@@ -161,9 +161,9 @@ func Fold(ids []string, k int) []int {
 func CrossValidated(ids []string, x []float64, deep []string, k int) (verdicts []string, ok bool) {
 	folds := Fold(ids, k)
 	verdicts = make([]string, len(x))
+	tx, td := make([]float64, 0, len(x)), make([]string, 0, len(x)) // sized once, reused by every fold
 	for f := 0; f < k; f++ {
-		var tx []float64
-		var td []string
+		tx, td = tx[:0], td[:0]
 		for i := range x {
 			if folds[i] != f {
 				tx = append(tx, x[i])

@@ -302,6 +302,16 @@ func coveredByLight(runs []inspection.Run, light inspection.Inspector) ([]inspec
 	if !ok {
 		return runs, 0
 	}
+	all := true
+	for _, r := range runs {
+		if !cov.Covers(r.ID, inspection.Light) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return runs, 0 // no copy: a million runs are 320 MB
+	}
 	kept, uncovered := runs[:0:0], 0
 	for _, r := range runs {
 		if cov.Covers(r.ID, inspection.Light) {
@@ -355,7 +365,7 @@ func newReport(cfg Config, sample sampler.Sample, mine []inspection.Run, d desig
 			rep.Inputs.ShardScope = report.ShardScopeOwn
 		}
 	}
-	rep.Sample = report.Sample{Composition: sample.Composition, Runs: []report.SampleRun{}, Invalid: []report.Invalid{}}
+	rep.Sample = report.Sample{Composition: sample.Composition, Runs: make([]report.SampleRun, 0, len(mine)), Invalid: []report.Invalid{}}
 	for _, r := range mine {
 		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
 			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),

@@ -174,6 +174,7 @@ type runsLineWriter struct {
 	enc   *jsonEncoder
 	lines int
 	buf   []byte
+	last  int // the size of the last chunk encoded: the next one's buffer is sized once from it
 }
 
 // chunk encodes c's lines into c.buf and returns how many it wrote.
@@ -183,12 +184,15 @@ func (l *runsLineWriter) chunk(c *runsChunk) (int, error) {
 		l.enc = &jsonEncoder{ctx: l.ctx, out: l.out, round: true, compact: true, structs: map[reflect.Type][]jsonField{}}
 	}
 	l.out.Reset(&c.buf)
+	c.buf.Grow(l.last + l.last/8) // growing a megabyte by doubling was 6% of a million-run calibration's CPU
 	for i := c.from; i < c.to; i++ {
 		if err := l.line(c.name, c.index, c.keys, c.list.Index(i)); err != nil {
 			return 0, err
 		}
 	}
-	return c.to - c.from, l.out.Flush()
+	err := l.out.Flush()
+	l.last = c.buf.Len()
+	return c.to - c.from, err
 }
 
 // line writes one line: section name, the recommendation's index (or -1)

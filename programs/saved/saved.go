@@ -230,7 +230,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	seed := maphash.MakeSeed()
 	lastLine := 0 // a line number beyond a lineRef's is served decoded
 	entries := make(map[string]*entry, sizeHint(f))
-	var order []string // the run ids as first seen: sorted already in most files
+	order := make([]string, 0, sizeHint(f)) // the run ids as first seen: sorted already in most files
 	decoded := 0
 	others := 0 // lines of other shards' runs left out (LoadMembers)
 	bad := map[key]error{}
@@ -355,6 +355,16 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	}
 	runs := make([]inspection.Run, 0, len(entries))
 	slices.Sort(order) // the runs in id order (fast: most files are in that order already)
+	for k := range 2 { // sized once: appending a million ids was a tenth of the load's allocations
+		n := 0
+		for _, e := range entries {
+			n += int(e.seen >> k & 1)
+		}
+		in.ids[k] = make([]string, 0, n)
+		if in.file != nil {
+			in.refs[k] = make([]lineRef, 0, n)
+		}
+	}
 	for _, id := range order {
 		e := entries[id]
 		// Every line with a run id and depth kept its bytes in raw:
