@@ -179,8 +179,13 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		opts.SelectDeep = selectEscalated(e)
 	}
 	shard := shardRuns(sample.Runs, cfg.ShardIndex, cfg.ShardCount)
+	listing, hash := sampleListing(shard), sampleHash(sample.Runs)
+	source := cfg.compact(shard, listing)
+	if _, ok := source.(compactRuns); ok {
+		runs, sample.Runs, shard = nil, nil, nil // the listing holds them now
+	}
 	// 3. comparator: one comparison per run with both depths.
-	res, data, runErr := cfg.inspect(ctx, shard, opts, &design)
+	res, data, runErr := cfg.inspect(ctx, source, opts, &design)
 	var stop *runner.StopError
 	if errors.As(runErr, &stop) && res.Paired == 0 {
 		return nil, runErr
@@ -189,12 +194,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 
 	// 4 and 5. statistician and advisor, on a report that says what it was
 	// computed from.
-	rep := newReport(cfg, sample, shard, design)
-	if len(cfg.Perturb) == 0 && cfg.Pairwise == nil {
-		// The report lists the runs now, and no side test asks for them
-		// again: a million are some 320 MB (issue 26).
-		runs, sample.Runs, shard = nil, nil, nil
-	}
+	rep := newReport(cfg, sample, listing, hash, design)
 	if u, ok := inspection.As[inspection.Unattributed](cfg.Deep); ok {
 		rep.Sample.Rejected = u.Unattributed()
 	} else if u, ok := inspection.As[inspection.Unattributed](cfg.Light); ok {
@@ -226,12 +226,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 // inspect runs the runner on the shard's runs and compares each pair as
 // the runner finishes it (only the perturbation tests read the pairs
 // again), then lets go of the sides' inspections (release).
-func (cfg Config) inspect(ctx context.Context, shard []inspection.Run, opts runner.Options, design *design) (runner.Result, Data, error) {
-	col := pairs{comparisons: make([]comparator.Comparison, 0, len(shard)), keepIDs: design.policy != PolicyAll}
+func (cfg Config) inspect(ctx context.Context, shard runner.Runs, opts runner.Options, design *design) (runner.Result, Data, error) {
+	col := pairs{comparisons: make([]comparator.Comparison, 0, shard.Len()), keepIDs: design.policy != PolicyAll}
 	if len(cfg.Perturb) == 0 {
 		opts.OnPair = col.add
 	}
-	res, err := runner.RunSides(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
+	res, err := runner.RunSource(ctx, shard, runner.Sides{Light: cfg.Light, Deep: cfg.Deep}, opts)
 	cfg.release()
 	for _, p := range res.Pairs {
 		col.add(p)
@@ -332,10 +332,11 @@ func (cfg Config) notify(msg string) {
 // newReport starts a report: what it was computed from, the sample's
 // composition and its runs: the whole sample, or in a shard's report the
 // shard's own runs (mine; issue 26: 64 shards of a million runs would
-// otherwise list 64 million). inputs.content_hash covers the whole sample
-// in every shard, and merge checks the union of the shards' runs against
-// it.
-func newReport(cfg Config, sample sampler.Sample, mine []inspection.Run, d design) *report.Report {
+// otherwise list 64 million), as sampleListing lists them.
+// inputs.content_hash (contentHash: sampleHash of the whole sample)
+// covers the whole sample in every shard, and merge checks the union of
+// the shards' runs against it.
+func newReport(cfg Config, sample sampler.Sample, mine []report.SampleRun, contentHash string, d design) *report.Report {
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		GeneratedBy:   cfg.GeneratedBy,
@@ -350,7 +351,7 @@ func newReport(cfg Config, sample sampler.Sample, mine []inspection.Run, d desig
 			Repeat:      max(cfg.Runner.Repeat, 1),
 			By:          cfg.By,
 			DeepSubset:  d.inputs(),
-			ContentHash: sampleHash(sample.Runs),
+			ContentHash: contentHash,
 			CommandLine: nonNil(cfg.CommandLine),
 			Escalation:  cfg.Escalation,
 			Cluster:     cfg.Cluster,
@@ -365,14 +366,7 @@ func newReport(cfg Config, sample sampler.Sample, mine []inspection.Run, d desig
 			rep.Inputs.ShardScope = report.ShardScopeOwn
 		}
 	}
-	rep.Sample = report.Sample{Composition: sample.Composition, Runs: make([]report.SampleRun, 0, len(mine)), Invalid: []report.Invalid{}}
-	for _, r := range mine {
-		rep.Sample.Runs = append(rep.Sample.Runs, report.SampleRun{
-			ID: r.ID, System: r.System, Era: string(r.Era), Status: string(r.Status),
-			Services: len(r.ServicesDeclared), SizeBytes: r.SizeBytes, Path: filepath.ToSlash(r.Path),
-			ContentHash: r.ContentHash, Warnings: r.Warnings,
-		})
-	}
+	rep.Sample = report.Sample{Composition: sample.Composition, Runs: mine, Invalid: []report.Invalid{}}
 	for _, r := range sample.Invalid {
 		rep.Sample.Invalid = append(rep.Sample.Invalid, report.Invalid{ID: r.ID, Path: filepath.ToSlash(r.Path), Reason: r.Invalid})
 	}

@@ -28,7 +28,7 @@ func (p *pipeline) finished(i int) {
 // a light-only run, an unpaired inspection, its failures, and lets go of
 // its inspections. Called in input order, under emitMu.
 func (p *pipeline) emit(i int) {
-	o, res, run := &p.outcomes[i], &p.res, p.runs[i]
+	o, res, run := &p.outcomes[i], &p.res, p.runs.At(i)
 	if o.interrupted {
 		res.Interrupted++
 	}

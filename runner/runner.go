@@ -172,7 +172,7 @@ type pipeline struct {
 	// runs and outcomes are the runs and what became of them; res is
 	// the Result the outcomes are emitted into, emitted how many so far
 	// (emit.go).
-	runs     []inspection.Run
+	runs     Runs
 	outcomes []runOutcome
 	emitMu   sync.Mutex
 	emitted  int
@@ -227,6 +227,11 @@ func Run(ctx context.Context, runs []inspection.Run, insp inspection.Inspector, 
 // runs cut short counted in Interrupted (not as failures), and ctx.Err().
 // Invalid options or a nil inspector are an error before any call.
 func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Options) (Result, error) {
+	return RunSource(ctx, Slice(runs), sides, opts)
+}
+
+// RunSource is RunSides on runs given as Runs.
+func RunSource(ctx context.Context, runs Runs, sides Sides, opts Options) (Result, error) {
 	if sides.Light == nil || sides.Deep == nil {
 		return Result{}, errors.New("runner: nil inspector")
 	}
@@ -258,7 +263,7 @@ func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Opti
 	if opts.MaxUSD > 0 {
 		p.budget = &budget{max: opts.MaxUSD}
 	}
-	total := len(runs) * opts.Repeat
+	total := runs.Len() * opts.Repeat
 	if opts.DeepRuns == nil || opts.SelectDeep != nil {
 		total *= 2
 	} else {
@@ -267,22 +272,22 @@ func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Opti
 	p.bar = newProgress(opts.Progress, total)
 	defer p.bar.finish()
 
-	outcomes := make([]runOutcome, len(runs))
+	outcomes := make([]runOutcome, runs.Len())
 	p.runs, p.outcomes = runs, outcomes
 	// Empty, not nil, so that a report shows [] rather than null.
 	p.res = Result{Pairs: []Pair{}, LightOnly: []LightRun{}, Unpaired: []inspection.Inspection{}, Failures: []inspection.Failure{}}
 	if opts.SelectDeep == nil {
 		p.calls(sctx, runs, outcomes, func(i int) bool {
-			return opts.DeepRuns == nil || opts.DeepRuns[runs[i].ID]
+			return opts.DeepRuns == nil || opts.DeepRuns[runs.At(i).ID]
 		})
 	} else {
 		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
-			p.inspectDepth(ctx, runs[i], inspection.Light, &outcomes[i])
+			p.inspectDepth(ctx, runs.At(i), inspection.Light, &outcomes[i])
 		})
 		light := map[string][]inspection.Inspection{}
 		for i, o := range outcomes {
 			if len(o.insp[0]) > 0 {
-				light[runs[i].ID] = o.insp[0]
+				light[runs.At(i).ID] = o.insp[0]
 			}
 		}
 		var deep map[string]bool
@@ -290,8 +295,8 @@ func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Opti
 			deep = opts.SelectDeep(light)
 		}
 		p.each(sctx, runs, outcomes, func(ctx context.Context, i int) {
-			if deep[runs[i].ID] {
-				p.inspectDepth(ctx, runs[i], inspection.Deep, &outcomes[i])
+			if run := runs.At(i); deep[run.ID] {
+				p.inspectDepth(ctx, run, inspection.Deep, &outcomes[i])
 			} else {
 				outcomes[i].deepSkipped = true
 			}
@@ -314,7 +319,7 @@ func RunSides(ctx context.Context, runs []inspection.Run, sides Sides, opts Opti
 // 1.25 s the calls need); call by call it is 400/16 x 50 ms. Runs whose
 // light call did not start before ctx ended are marked interrupted, and
 // so are deep calls not started (inspectDepth marks them).
-func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []runOutcome, needDeep func(i int) bool) {
+func (p *pipeline) calls(ctx context.Context, runs Runs, outcomes []runOutcome, needDeep func(i int) bool) {
 	var (
 		mu       sync.Mutex
 		ready    = sync.NewCond(&mu)
@@ -330,12 +335,12 @@ func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []
 		mu.Lock()
 		defer mu.Unlock()
 		for {
-			for next < len(runs) && ctx.Err() != nil {
+			for next < runs.Len() && ctx.Err() != nil {
 				outcomes[next].interrupted = true
 				p.finished(next)
 				next++
 			}
-			if next < len(runs) && (len(deep) == 0 || len(deep)+inflight < p.opts.Jobs) {
+			if next < runs.Len() && (len(deep) == 0 || len(deep)+inflight < p.opts.Jobs) {
 				i, next = next, next+1
 				if needDeep(i) {
 					inflight++
@@ -355,14 +360,14 @@ func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []
 		}
 	}
 	var wg sync.WaitGroup
-	for range min(p.opts.Jobs, 2*len(runs)) {
+	for range min(p.opts.Jobs, 2*runs.Len()) {
 		wg.Go(func() {
 			for {
 				i, depth, ok := take()
 				if !ok {
 					return
 				}
-				p.inspectDepth(ctx, runs[i], depth, &outcomes[i])
+				p.inspectDepth(ctx, runs.At(i), depth, &outcomes[i])
 				if depth == inspection.Deep || outcomes[i].deepSkipped {
 					p.finished(i)
 				} else {
@@ -387,12 +392,12 @@ func (p *pipeline) calls(ctx context.Context, runs []inspection.Run, outcomes []
 
 // each runs task for every run, opts.Jobs at a time, and marks the runs
 // it could not start as interrupted.
-func (p *pipeline) each(ctx context.Context, runs []inspection.Run, outcomes []runOutcome, task func(ctx context.Context, i int)) {
+func (p *pipeline) each(ctx context.Context, runs Runs, outcomes []runOutcome, task func(ctx context.Context, i int)) {
 	// Tasks never return an error (failures are data), so the group's
 	// context is only ever cancelled through ctx.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.opts.Jobs)
-	for i := range runs {
+	for i := range runs.Len() {
 		if ctx.Err() != nil {
 			outcomes[i].interrupted = true
 			continue

@@ -62,8 +62,8 @@ func tuneGC(getenv func(string) string, sys fs.FS) (restore func()) {
 
 // Settings of the heap tuner (startHeapTuner).
 const (
-	heapHeadroom  = 1.5       // the heap may grow to this many times the live heap,
-	heapSlack     = 512 << 20 // and at least this much over it (a collection frees 512 MiB or more)
+	heapHeadroom  = 1.4       // the heap may grow to this many times the live heap,
+	heapSlack     = 384 << 20 // and at least this much over it (a collection frees 384 MiB or more)
 	heapFloor     = 1 << 30   // never a limit below 1 GiB: small heaps keep GOGC=400
 	tunerInterval = 100 * time.Millisecond
 )
@@ -73,10 +73,10 @@ const (
 // lets the heap grow to five times the live heap: cheap while it is small
 // (an LLM calibration), but at a million saved runs the peak was 10 to
 // 15 GB, wherever the last collection fell. With the tuner a large heap
-// is collected at 1.5 times its live size (the Go default, GOGC=100, is
-// two), at least 512 MiB over it so that the collector never runs back
-// to back, for some 10% more CPU at a million runs (README
-// "Performance", Memory).
+// is collected at 1.4 times its live size (the Go default, GOGC=100, is
+// two), at least 384 MiB over it so that the collector never runs back
+// to back: a million saved runs peak under 1.5 GB for about the CPU of
+// the 3x headroom this replaced (README "Performance", Memory).
 func startHeapTuner(ceiling int64) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
