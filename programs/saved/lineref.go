@@ -12,12 +12,13 @@ import (
 	"github.com/evalcal/evalcal/inspection"
 )
 
-// A saved file that is a regular file is not kept in memory decoded: a
-// million runs of inspections decoded are some 1.3 GB, their places in
-// the file some 50 MB (issue 26). Load checks every line as before and
-// keeps, per accepted line, where it is (lineRef); Inspect reads it again
-// with ReadAt and decodes it. A pipe or a device cannot be read twice: its
-// inspections are kept decoded (Inspector.byKey).
+// A saved file that is a regular file of RereadBytes or more is not kept
+// in memory decoded: a million runs of inspections decoded are some 1.3
+// GB, their places in the file some 50 MB (issue 26). Load checks every
+// line as before and keeps, per accepted line, where it is (lineRef);
+// Inspect reads it again with ReadAt and decodes it. A smaller file is
+// kept decoded (Inspector.byKey), and so is a pipe or a device, which
+// cannot be read twice.
 
 // lineRef is where an accepted line is in the file: its offset and
 // length (trimmed of surrounding space), its number for errors, and a

@@ -33,8 +33,8 @@ func inspectAll(t *testing.T, in *saved.Inspector, runs []inspection.Run, path s
 	return out
 }
 
-// A regular file's inspections are read again on Inspect (lineref.go);
-// a pipe's are kept decoded. Both serve the same inspections, runs and
+// A regular file's inspections are read again on Inspect (lineref.go;
+// from RereadBytes, here at any size); a pipe's are kept decoded. Both serve the same inspections, runs and
 // errors, on a file with a byte-order mark, CRLF endings, padding, blank
 // lines, a duplicate, a bad line and a run with one depth.
 func TestRegularFileServesAsAPipe(t *testing.T) {
@@ -52,7 +52,7 @@ func TestRegularFileServesAsAPipe(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fileIn, fileRuns, err := saved.Load(path)
+	fileIn, fileRuns, err := saved.LoadRereading(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRegularFileServesAsAPipe(t *testing.T) {
 // as for a run the file does not hold.
 func TestLineChangedAfterLoad(t *testing.T) {
 	path := writeFile(t, light1, deep1, light0, deep0)
-	in, runs, err := saved.Load(path)
+	in, runs, err := saved.LoadRereading(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,5 +124,21 @@ func TestLineChangedAfterLoad(t *testing.T) {
 	in.Release()
 	if _, err := in.Inspect(context.Background(), byID["r0"], inspection.Light); !errors.Is(err, saved.ErrNotSaved) {
 		t.Fatalf("after Release: err %v, want ErrNotSaved", err)
+	}
+}
+
+// A file under RereadBytes is kept decoded: a line changed after Load
+// changes nothing.
+func TestSmallFileIsKeptDecoded(t *testing.T) {
+	path := writeFile(t, light1, deep1)
+	in, runs, err := saved.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(light1, `"runtime_fidelity":80`, `"runtime_fidelity":81`, 1)+"\n"+deep1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := in.Inspect(context.Background(), runs[0], inspection.Light); err != nil || got.RuntimeFidelity != 80 {
+		t.Fatalf("light r1: %+v, %v; want the inspection as loaded", got, err)
 	}
 }

@@ -28,9 +28,19 @@ const (
 type limits struct {
 	line int
 	file int64
+	// reread is the size from which a regular file's inspections are
+	// read again by offset rather than kept decoded (lineref.go).
+	reread int64
 }
 
-var defaultLimits = limits{line: MaxLineBytes, file: MaxFileBytes}
+// RereadBytes is the size from which a saved file that is a regular file
+// is not kept in memory decoded: its lines are read again by offset when
+// the runner asks for them (lineref.go). Under it (some 50,000 runs) the
+// decoded inspections are a few tens of MB, and reading each line twice
+// would only cost CPU.
+const RereadBytes = 32 << 20
+
+var defaultLimits = limits{line: MaxLineBytes, file: MaxFileBytes, reread: RereadBytes}
 
 // byteOrderMarkError explains a line that cannot be read because of a
 // byte-order mark: a UTF-8 one after the first line (two files joined),

@@ -218,7 +218,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	}
 	defer stop()
 	regular := false
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= lim.reread {
 		regular = true // kept open for Inspect (lineref.go)
 	}
 	closeFile := true
