@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/evalcal/evalcal/inspection"
+	"github.com/evalcal/evalcal/statistician"
 )
 
 // Recalibration constants: the cross-validation folds and the fewest runs
@@ -59,21 +59,7 @@ func LightScore(rf, te float64) float64 { return math.Min(rf, te) }
 // unique. O(n log n): after sorting, for each pass cut the best fail cut
 // below it is a running maximum of (fails below - partials below).
 func FitCuts(x []float64, deep []string) (c Cuts, matches int, ok bool) {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	// slices.SortFunc on the indices: sort.Slice's reflection swaps were
-	// most of the recalibration's CPU at a million runs.
-	slices.SortFunc(idx, func(a, b int) int {
-		switch {
-		case x[a] < x[b]:
-			return -1
-		case x[a] > x[b]:
-			return 1
-		}
-		return 0
-	})
+	idx := statistician.ValueOrder(x)
 	// Distinct values v[0..V-1] and, per value, deep's verdict counts.
 	var v []float64
 	var fail, part, pass []int

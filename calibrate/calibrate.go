@@ -302,23 +302,23 @@ func coveredByLight(runs []inspection.Run, light inspection.Inspector) ([]inspec
 	if !ok {
 		return runs, 0
 	}
-	all := true
-	for _, r := range runs {
-		if !cov.Covers(r.ID, inspection.Light) {
-			all = false
-			break
-		}
-	}
-	if all {
-		return runs, 0 // no copy: a million runs are 320 MB
-	}
-	kept, uncovered := runs[:0:0], 0
-	for _, r := range runs {
-		if cov.Covers(r.ID, inspection.Light) {
-			kept = append(kept, r)
-		} else {
+	// The runs are copied from the first one left out only: when every
+	// run is covered (a million runs are 320 MB), none is.
+	var kept []inspection.Run
+	uncovered := 0
+	for i, r := range runs {
+		switch {
+		case !cov.Covers(r.ID, inspection.Light):
+			if uncovered == 0 {
+				kept = append(make([]inspection.Run, 0, len(runs)-1), runs[:i]...)
+			}
 			uncovered++
+		case uncovered > 0:
+			kept = append(kept, r)
 		}
+	}
+	if uncovered == 0 {
+		return runs, 0
 	}
 	return kept, uncovered
 }

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -55,5 +56,48 @@ func TestCompactRunsGiveTheRunsBack(t *testing.T) {
 	cfg := Config{Perturb: []Perturbation{{}}}
 	if _, ok := cfg.compact([]inspection.Run{base}, sampleListing([]inspection.Run{base})).(compactRuns); ok {
 		t.Error("runs kept compact for a perturbation test")
+	}
+}
+
+// lightCoverage covers the runs it lists, at light depth.
+type lightCoverage map[string]bool
+
+func (c lightCoverage) Identity() string { return "cov" }
+func (c lightCoverage) Inspect(context.Context, inspection.Run, inspection.Depth) (inspection.Inspection, error) {
+	return inspection.Inspection{}, nil
+}
+func (c lightCoverage) Covers(id string, d inspection.Depth) bool {
+	return d == inspection.Light && c[id]
+}
+func (c lightCoverage) InclusionProbability(string) (float64, bool) { return 0, false }
+
+// coveredByLight keeps the covered runs in order and counts the others,
+// and hands back the runs themselves, not a copy, when all are covered.
+func TestCoveredByLight(t *testing.T) {
+	runs := []inspection.Run{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}
+	for _, c := range []struct {
+		cov  lightCoverage
+		want []string
+	}{
+		{lightCoverage{"a": true, "c": true, "d": true}, []string{"a", "c", "d"}},
+		{lightCoverage{"b": true, "c": true, "d": true}, []string{"b", "c", "d"}},
+		{lightCoverage{"a": true, "b": true, "c": true}, []string{"a", "b", "c"}},
+		{lightCoverage{}, []string{}},
+		{lightCoverage{"a": true, "b": true, "c": true, "d": true}, []string{"a", "b", "c", "d"}},
+	} {
+		kept, uncovered := coveredByLight(runs, c.cov)
+		got := []string{}
+		for _, r := range kept {
+			got = append(got, r.ID)
+		}
+		if d := cmp.Diff(c.want, got); d != "" || uncovered != len(runs)-len(c.want) {
+			t.Errorf("covered %v: kept (-want +got):\n%s, %d uncovered", c.cov, d, uncovered)
+		}
+		if uncovered == 0 && &kept[0] != &runs[0] {
+			t.Errorf("all covered: the runs were copied")
+		}
+	}
+	if kept, n := coveredByLight(runs, lightCoverage{}); len(kept) != 0 || n != 4 {
+		t.Errorf("none covered: %d kept, %d uncovered", len(kept), n)
 	}
 }

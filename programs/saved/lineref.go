@@ -21,14 +21,15 @@ import (
 // cannot be read twice.
 
 // lineRef is where an accepted line is in the file: its offset and
-// length (trimmed of surrounding space), its number for errors, and a
-// hash of its bytes, so that a file changed between Load and Inspect
-// fails that inspection rather than serving another line. n == 0: none.
+// length (trimmed of surrounding space; at most MaxLineBytes), its number
+// for errors, and a hash of its bytes, so that a file changed between
+// Load and Inspect fails that inspection rather than serving another
+// line. n == 0: none.
 type lineRef struct {
 	off  int64
-	n    uint32
-	no   uint32
+	no   int
 	hash uint64
+	n    uint32
 }
 
 // lineFile is the regular file Inspect reads lines from again.

@@ -42,9 +42,9 @@ var ErrNotSaved = errors.New("no saved")
 // Inspector serves saved inspections by run id and depth. It is
 // read-only after Load and safe for concurrent use.
 type Inspector struct {
-	// byKey holds the inspections decoded when the file is not a regular
-	// one (a pipe); from a regular file, Inspect reads them again (file,
-	// byRun's refs: lineref.go).
+	// byKey holds the inspections decoded when the file is not read again
+	// (a pipe, or under RereadBytes); otherwise Inspect reads them from
+	// file at refs (lineref.go).
 	byKey map[key]inspection.Inspection
 	file  *lineFile
 	// pi holds the inclusion_probability a run's deep line records.
@@ -57,7 +57,7 @@ type Inspector struct {
 	// at that depth: decoded, rejected, or skimmed (another shard's line
 	// in LoadShard); refs[k][i] is where the accepted line of run
 	// ids[k][i] is (none for the others). Sorted lists and binary search
-	// rather than a map: a million runs' map was 185 MB, these are 80.
+	// rather than a map: a million runs' map was 185 MB, these are 100.
 	ids  [2][]string
 	refs [2][]lineRef
 	// unattributed are rejected lines whose run_id and depth could not be
@@ -217,9 +217,9 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 		return nil, nil, fmt.Errorf("saved: open %s: %w", path, err)
 	}
 	defer stop()
-	regular := false
+	reread := false // the file is kept open and read again by Inspect (lineref.go)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= lim.reread {
-		regular = true // kept open for Inspect (lineref.go)
+		reread = true
 	}
 	closeFile := true
 	defer func() {
@@ -228,7 +228,6 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 		}
 	}()
 	seed := maphash.MakeSeed()
-	lastLine := 0 // a line number beyond a lineRef's is served decoded
 	entries := make(map[string]*entry, sizeHint(f))
 	order := make([]string, 0, sizeHint(f)) // the run ids as first seen: sorted already in most files
 	decoded := 0
@@ -269,7 +268,6 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	}
 	err = eachParsedLine(ctx, f, lim, sel, func(pl *parsedLine) error {
 		lineNo, line := pl.no, pl.line
-		lastLine = lineNo
 		switch pl.kind {
 		case lineBlank:
 			return nil
@@ -317,8 +315,8 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 			e.pi = pl.pi
 		}
 		e.got[k], e.sys[k], e.line[k] = true, insp.System, lineNo
-		if regular {
-			e.ref[k] = lineRef{off: pl.off, n: uint32(len(line)), no: uint32(lineNo), hash: maphash.Bytes(seed, line)}
+		if reread {
+			e.ref[k] = lineRef{off: pl.off, n: uint32(len(line)), no: lineNo, hash: maphash.Bytes(seed, line)}
 		} else {
 			e.insp[k] = &insp
 		}
@@ -347,7 +345,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	}
 
 	in := &Inspector{bad: bad, unattributed: unattributed, pi: map[string]float64{}}
-	if regular && int64(lastLine) < 1<<32 {
+	if reread {
 		in.keepFile(f, path, seed)
 		closeFile = false
 	} else {
@@ -367,8 +365,8 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 	}
 	for _, id := range order {
 		e := entries[id]
-		// Every line with a run id and depth kept its bytes in raw:
-		// decoded, rejected (then in bad) or skimmed.
+		// Every line with a run id and depth is in seen: decoded,
+		// rejected (then in bad) or skimmed.
 		for k := range 2 {
 			if e.seen&(1<<k) != 0 {
 				in.ids[k] = append(in.ids[k], id)
@@ -391,7 +389,7 @@ func load(ctx context.Context, path string, lim limits, sel selection) (*Inspect
 				in.byKey[key{id, e.insp[k].Depth}] = *e.insp[k]
 			}
 		}
-		delete(entries, id) // what the runs need of it is in run and rl now
+		delete(entries, id) // what is needed of it is in run, ids and refs now
 		runs = append(runs, run)
 	}
 	h := sha256.New()
@@ -466,13 +464,6 @@ func mayHoldKey(line []byte, key string) bool {
 func (in *Inspector) Covers(runID string, depth inspection.Depth) bool {
 	_, ok := slices.BinarySearch(in.ids[depthIndex(depth)], runID)
 	return ok
-}
-
-func b2u(b bool) uint8 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // sizeHint guesses the number of runs in f from its size (two lines of
@@ -572,18 +563,20 @@ func (in *Inspector) Inspect(ctx context.Context, run inspection.Run, depth insp
 	if err := in.bad[key{run.ID, depth}]; err != nil {
 		return inspection.Inspection{}, inspection.Permanent(err)
 	}
-	notSaved := inspection.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
+	notSaved := func() error {
+		return inspection.Permanent(fmt.Errorf("saved: run %s: %w %s inspection", run.ID, ErrNotSaved, depth))
+	}
 	if lf := in.file; lf != nil {
 		k := depthIndex(depth)
 		i, ok := slices.BinarySearch(in.ids[k], run.ID)
 		if !ok || in.refs[k][i].n == 0 || (depth != inspection.Light && depth != inspection.Deep) {
-			return inspection.Inspection{}, notSaved
+			return inspection.Inspection{}, notSaved()
 		}
 		return lf.reread(in.refs[k][i])
 	}
 	insp, ok := in.byKey[key{run.ID, depth}]
 	if !ok {
-		return inspection.Inspection{}, notSaved
+		return inspection.Inspection{}, notSaved()
 	}
 	insp.Services = slices.Clone(insp.Services)
 	insp.Flags = slices.Clone(insp.Flags)
