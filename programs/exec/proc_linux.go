@@ -29,7 +29,18 @@ type procState struct {
 	state byte // R, S, D, Z, T, ...
 	ppid  int
 	pgid  int
+	// noImage is true when the line shows env_end (field 51, Linux 3.5
+	// and later) as 0 for a live process: it has no memory image at that
+	// moment, because it is between two in execve or is exiting and has
+	// let go of its memory. The kernel also shows 0 to a reader not
+	// allowed to see the field; the reaper tells that case apart by
+	// reading the environment (see betweenImages).
+	noImage bool
 }
+
+// envEndField is the index of env_end, field 51 of /proc/PID/stat, among
+// the fields after the command name (index 0 is field 3, the state).
+const envEndField = 51 - 3
 
 // readStat reads /proc/PID/stat.
 func readStat(pid int) (procState, error) {
@@ -60,7 +71,28 @@ func parseStat(s string) (procState, error) {
 	if err := errors.Join(err1, err2); err != nil {
 		return procState{}, fs.ErrInvalid
 	}
-	return procState{state: f[0][0], ppid: ppid, pgid: pgid}, nil
+	st := procState{state: f[0][0], ppid: ppid, pgid: pgid}
+	if len(f) > envEndField && f[envEndField] == "0" && st.state != 'Z' && st.state != 'X' {
+		st.noImage = true
+	}
+	return st, nil
+}
+
+// betweenImages reports whether the live process pid, whose stat line
+// showed no memory image (st.noImage), really has none. Such a process is
+// in execve, where its environment reads empty, or exiting, where it
+// cannot be read at all (ESRCH: no memory; ENOENT: gone since). A process
+// whose environment the reaper may not read (another user's) is not
+// between images: its stat line hides env_end from the reaper.
+func betweenImages(pid int, st procState) bool {
+	if !st.noImage {
+		return false
+	}
+	b, err := readPrefix("/proc/"+strconv.Itoa(pid)+"/environ", 1)
+	if err != nil {
+		return !errors.Is(err, fs.ErrPermission)
+	}
+	return len(b) == 0
 }
 
 // childrenOfSelf lists this process's children, live or zombie, from

@@ -32,6 +32,20 @@ func TestParseStat(t *testing.T) {
 		{"12 x S 4 5", procState{}, true}, // no parentheses
 		{"13 (x) S four 5", procState{}, true},
 		{"", procState{}, true},
+		// Whole lines seen from the reaper (Linux 6, 52 fields): a sleep
+		// with its image (env_end 140725273165801), the same sleep
+		// killed and exiting with its memory let go of (env_end 0, exit
+		// code 9), and a zombie, whose image is gone for good.
+		{"8380 (sleep) S 8367 8378 8378 0 -1 4194304 77 0 0 0 0 0 0 0 20 0 1 0 1036420 2560000 318 18446744073709551615 94234520346624 94234520364553 140725273160656 0 0 0 0 6 0 1 0 0 17 1 0 0 0 0 0 94234520378640 94234520379904 94234825240576 140725273165762 140725273165772 140725273165772 140725273165801 0\n",
+			procState{state: 'S', ppid: 8367, pgid: 8378}, false},
+		{"3997 (sleep) R 3982 3994 3994 0 -1 4195340 79 0 0 0 0 0 0 0 20 0 1 0 1109530 0 0 18446744073709551615 0 0 0 0 0 0 0 6 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 9\n",
+			procState{state: 'R', ppid: 3982, pgid: 3994, noImage: true}, false},
+		{"3997 (sleep) Z 3982 3994 3994 0 -1 4228108 79 0 0 0 0 0 0 0 20 0 1 0 1109530 0 0 18446744073709551615 0 0 0 0 0 0 0 6 0 1 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 9\n",
+			procState{state: 'Z', ppid: 3982, pgid: 3994}, false},
+		// A line one field short of env_end (an old kernel) says nothing
+		// of the image.
+		{"5 (x) R 1 5 5" + strings.Repeat(" 0", 44) + "\n", procState{state: 'R', ppid: 1, pgid: 5}, false},
+		{"5 (x) R 1 5 5" + strings.Repeat(" 0", 45) + "\n", procState{state: 'R', ppid: 1, pgid: 5, noImage: true}, false},
 	} {
 		got, err := parseStat(tt.line)
 		if tt.err {
@@ -55,6 +69,42 @@ func TestReadStatOfSelf(t *testing.T) {
 	if st.ppid != os.Getppid() || st.state != 'R' && st.state != 'S' {
 		t.Errorf("readStat(self) = %+v, want ppid %d, running or sleeping", st, os.Getppid())
 	}
+}
+
+// A live process with its image (this one) is not between images, even
+// when told its stat line showed none; a process gone since is (it is
+// judged again on the next look); a stat line with an image is never.
+func TestBetweenImages(t *testing.T) {
+	st, err := readStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.noImage {
+		t.Errorf("readStat(self) = %+v: this process has an image", st)
+	}
+	if betweenImages(os.Getpid(), procState{state: 'R', noImage: true}) {
+		t.Error("this process, whose environment reads, is between images")
+	}
+	gone := exitedPid(t)
+	if !betweenImages(gone, procState{state: 'R', noImage: true}) {
+		t.Errorf("process %d, gone, is not between images", gone)
+	}
+	if betweenImages(gone, procState{state: 'R'}) {
+		t.Errorf("process %d is between images though its stat line showed an image", gone)
+	}
+}
+
+// exitedPid starts a process and waits for it, returning its pid.
+func exitedPid(t *testing.T) int {
+	t.Helper()
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Skip("no /bin/true:", err)
+	}
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return p.Pid
 }
 
 // FuzzParseStat: never panics; a line it accepts has a one-letter state

@@ -400,14 +400,19 @@ func (r *reaper) sweep() {
 		kids, _ = childrenOfSelf() // answer with what is known; the deadline still holds
 	}
 	left := map[uint64]int{}
+	// settled is false when a listed child cannot be judged yet (see
+	// judge); no call is answered until a later look, sweepPoll on, can.
+	settled := true
 	for _, pid := range kids {
 		if r.running[pid] != nil {
 			continue
 		}
-		if st, err := readStat(pid); err != nil || st.state == 'Z' || st.state == 'X' {
-			continue // dead; reaped on its SIGCHLD
+		id, ok, known := r.judge(pid)
+		if !known {
+			settled = false
+			continue
 		}
-		if id, ok := r.owner(pid); ok {
+		if ok {
 			c := r.calls[id]
 			switch {
 			case c == nil: // finished already: the process is late, not spared
@@ -436,7 +441,7 @@ func (r *reaper) sweep() {
 	}
 	now := time.Now()
 	for id, c := range r.calls {
-		if !c.exited || (left[id] > 0 && now.Before(c.deadline)) {
+		if !c.exited || ((left[id] > 0 || !settled) && now.Before(c.deadline)) {
 			continue
 		}
 		delete(r.calls, id)
@@ -445,6 +450,33 @@ func (r *reaper) sweep() {
 		}
 		r.send(reply{Op: opExited, ID: id, Status: int(c.status), Left: left[id]})
 	}
+}
+
+// judge returns the call the reaper's child pid belongs to (owned), or
+// that it belongs to none it can tell (a stray), or that it cannot be
+// judged now (!known):
+//   - it died: the children list was read before, so its own children,
+//     handed to the reaper as it died, are not on it; it is reaped on
+//     its SIGCHLD and the list read again;
+//   - it has no owner and is between images (betweenImages): in execve
+//     its environment reads empty until the new image is set up, and
+//     exiting it has let go of its memory, then closed its pipes, while
+//     its children are not yet the reaper's. Its stat line is read
+//     after owner failed: memory let go of is never taken back, and a
+//     process whose execve ended meanwhile is asked again.
+func (r *reaper) judge(pid int) (id uint64, owned, known bool) {
+	if st, err := readStat(pid); err != nil || st.state == 'Z' || st.state == 'X' {
+		return 0, false, false
+	}
+	if id, ok := r.owner(pid); ok {
+		return id, true, true
+	}
+	st, err := readStat(pid)
+	if err != nil || st.state == 'Z' || st.state == 'X' || betweenImages(pid, st) {
+		return 0, false, false
+	}
+	id, owned = r.owner(pid)
+	return id, owned, true
 }
 
 // owner returns the call pid belongs to, by marker, then by pipe.
