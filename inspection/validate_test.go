@@ -1,6 +1,7 @@
 package inspection
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -72,6 +73,37 @@ func TestPermanentIsSeenThroughWrapping(t *testing.T) {
 	if IsPermanent(base) || Permanent(nil) != nil || Permanent(err) != err {
 		t.Error("Permanent marks what it should not")
 	}
+}
+
+// FuzzUnmarshalAcceptsWhatDecodeOneAccepts: ParseInspection's fast path
+// (json.Unmarshal) succeeds only on documents decodeOne, the Decoder it
+// replaced, accepts too, with the same result; on every other document
+// ParseInspection gives decodeOne's error.
+func FuzzUnmarshalAcceptsWhatDecodeOneAccepts(f *testing.F) {
+	for _, s := range []string{
+		`{"run_id":"r","program":"p","depth":"light","runtime_fidelity":85,"task_effectiveness":80,"verdict":"pass","flags":[{"severity":"info"}],"services":[{"name":"db"}],"cost":{"usd":0.5,"usage":{"input":3}}}`,
+		` {"verdict":"pass"} `, `{"verdict":"pass"} {}`, `{"verdict":"pass"} x`, `{"verdict":"pass"`, `{"verdict":5}`,
+		`{"verdict":5} {}`, ``, ` `, `null`, `[]`, "{\"summary\":\"\xff\"}", `{"a":1}{"b":2}`, `{"cost":{"tokens":1.5}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast, slow inspectionJSON
+		fastErr := json.Unmarshal(data, &fast)
+		slowErr := decodeOne(data, &slow)
+		if fastErr == nil {
+			if slowErr != nil {
+				t.Fatalf("json.Unmarshal accepts %q, decodeOne does not: %v", data, slowErr)
+			}
+			if diff := cmp.Diff(slow, fast); diff != "" {
+				t.Fatalf("%q decodes differently (-decodeOne +Unmarshal):\n%s", data, diff)
+			}
+		}
+		_, err := ParseInspection(data)
+		if slowErr != nil && (err == nil || err.Error() != slowErr.Error()) {
+			t.Fatalf("ParseInspection(%q) error %v, want decodeOne's %v", data, err, slowErr)
+		}
+	})
 }
 
 func FuzzParseInspection(f *testing.F) {

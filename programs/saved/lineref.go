@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"os"
 	"runtime"
+	"sync"
 
 	"github.com/evalcal/evalcal/inspection"
 )
@@ -37,6 +38,9 @@ type lineFile struct {
 	f    *os.File
 	path string
 	seed maphash.Seed
+	// bufs holds the buffers reread reads lines into (*[]byte, each as
+	// long as the longest line it has held, at most MaxLineBytes).
+	bufs sync.Pool
 }
 
 // keepFile makes in read its lines from f (a regular file, open): the
@@ -51,7 +55,18 @@ func (in *Inspector) keepFile(f *os.File, path string, seed maphash.Seed) {
 // longer holds the bytes Load read is a permanent error naming the file
 // and the line.
 func (lf *lineFile) reread(ref lineRef) (inspection.Inspection, error) {
-	buf := make([]byte, ref.n)
+	// The line's bytes are needed only while it is decoded (decoding
+	// copies every string), so the buffer is reused: a million runs read
+	// 600 MB of lines again.
+	bp, _ := lf.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer lf.bufs.Put(bp)
+	if cap(*bp) < int(ref.n) {
+		*bp = make([]byte, ref.n)
+	}
+	buf := (*bp)[:ref.n]
 	if _, err := lf.f.ReadAt(buf, ref.off); err != nil {
 		return inspection.Inspection{}, inspection.Permanent(fmt.Errorf("saved: %s:%d: read again: %w", lf.path, ref.no, err))
 	}
