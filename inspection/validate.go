@@ -81,8 +81,6 @@ func ParseInspection(data []byte) (Inspection, error) {
 	return insp, nil
 }
 
-// decodeError turns an encoding/json error into a *FieldError, naming the
-// field when the decoder knows it.
 // decodeOne decodes the one JSON value data holds into w, with the
 // errors ParseInspection documents.
 func decodeOne(data []byte, w *inspectionJSON) error {
@@ -96,6 +94,8 @@ func decodeOne(data []byte, w *inspectionJSON) error {
 	return nil
 }
 
+// decodeError turns an encoding/json error into a *FieldError, naming the
+// field when the decoder knows it.
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
