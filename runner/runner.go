@@ -313,7 +313,10 @@ func RunSource(ctx context.Context, runs Runs, sides Sides, opts Options) (Resul
 // first) while fewer than Jobs deep calls are queued or waiting on a
 // running light call, else a queued deep call: lights run at most Jobs
 // runs ahead, so runs complete in pairs all along (what a cancelled or
-// budget-stopped run keeps) and the workers stay busy to the end. A run's light and deep calls
+// budget-stopped run keeps) and the workers stay busy to the end. While
+// the --max-cost budget is tight (budget.tight: a call waits for room) a
+// queued deep call is taken before a light one: what room is left goes to
+// finishing runs. A run's light and deep calls
 // in one task would leave workers idle at the end (200 runs of two 50 ms
 // calls on 16 workers take ceil(200/16) x 100 ms = 1.3 s, 4% over the
 // 1.25 s the calls need); call by call it is 400/16 x 50 ms. Runs whose
@@ -340,7 +343,7 @@ func (p *pipeline) calls(ctx context.Context, runs Runs, outcomes []runOutcome, 
 				p.finished(next)
 				next++
 			}
-			if next < runs.Len() && (len(deep) == 0 || len(deep)+inflight < p.opts.Jobs) {
+			if next < runs.Len() && (len(deep) == 0 || len(deep)+inflight < p.opts.Jobs && !p.budget.tight()) {
 				i, next = next, next+1
 				if needDeep(i) {
 					inflight++
@@ -546,7 +549,7 @@ func (p *pipeline) inspectOne(ctx context.Context, run inspection.Run, depth ins
 		}
 		worst := s.worstFor(run)
 		res, known := s.reservation(worst)
-		ok, err := p.budget.reserve(ctx, res, known)
+		ok, err := p.budget.reserve(ctx, res, known, depth == inspection.Deep)
 		if err != nil {
 			lastErr = err
 			break
