@@ -407,9 +407,10 @@ type budget struct {
 //     deep call) waits for room: the room calls free goes to finishing
 //     runs before starting new ones, so fewer runs are left with a light
 //     inspection only when the budget stops. On 100 runs of 2 ms calls and
-//     half the job's budget (49 runs' worth) 48 runs were paired at --jobs
-//     8 and 45 to 49 at --jobs 32, against 46 and 34 to 41 before (the
-//     runner's take also starts no light call while the budget is tight);
+//     half the job's budget (49 runs' worth), 100 times each, 47 or 48
+//     runs were paired at --jobs 8 and mostly 46 to 48 at --jobs 32,
+//     against 45 or 46 and 34 to 41 before (the runner's take also starts
+//     no light call while the budget is tight);
 //   - otherwise the call starts.
 //
 // It returns false with ctx's error when ctx ends while waiting.
