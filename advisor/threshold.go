@@ -49,15 +49,17 @@ func (c Cuts) Verdict(x float64) string {
 // task_effectiveness).
 func LightScore(rf, te float64) float64 { return math.Min(rf, te) }
 
-// FitCuts returns the cuts on x that maximise the number of runs whose
-// cut verdict equals deep[i] (pass, partial or fail), and that number.
-// The candidate cuts are 0 and the midpoints between consecutive distinct
-// values of x (a pass line above every value, under which nothing passes,
-// is no recalibration and is not proposed); ok is false only for no runs. Among cuts with the same number of
-// matches the one nearest docs/DESIGN.md's lines wins (the smallest
-// |FailBelow - 40| + |PassAt - 70|), then the lower cuts, so the result is
-// unique. O(n log n): after sorting, for each pass cut the best fail cut
-// below it is a running maximum of (fails below - partials below).
+// FitCuts returns the cuts on x (finite: LightScore of validated
+// inspections) that maximise the number of runs whose cut verdict equals
+// deep[i] (pass, partial or fail), and that number. The candidate cuts
+// are 0 and the midpoints between consecutive distinct values of x (a
+// pass line above every value, under which nothing passes, is no
+// recalibration and is not proposed); ok is false only for no runs.
+// Among cuts with the same number of matches the one nearest
+// docs/DESIGN.md's lines wins (the smallest |FailBelow - 40| +
+// |PassAt - 70|), then the lower cuts, so the result is unique.
+// O(n log n): after sorting, for each pass cut the best fail cut below it
+// is a running maximum of (fails below - partials below).
 func FitCuts(x []float64, deep []string) (c Cuts, matches int, ok bool) {
 	idx := statistician.ValueOrder(x)
 	// Distinct values v[0..V-1] and, per value, deep's verdict counts.

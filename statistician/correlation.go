@@ -86,8 +86,9 @@ func ValueOrder(x []float64) []int {
 }
 
 // AverageRanks returns the 1-based ranks of x, ties given the mean of the
-// ranks they span (R's rank(ties.method = "average")). NaN values sort
-// first; callers that care reject them before ranking.
+// ranks they span (R's rank(ties.method = "average")). A NaN compares
+// equal to every value in ValueOrder, so it gets no meaningful rank:
+// callers reject NaNs before ranking, as Spearman does.
 func AverageRanks(x []float64) []float64 {
 	// The order among equal values does not change their (average) rank.
 	order := ValueOrder(x)

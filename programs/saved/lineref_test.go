@@ -34,9 +34,10 @@ func inspectAll(t *testing.T, in *saved.Inspector, runs []inspection.Run, path s
 }
 
 // A regular file's inspections are read again on Inspect (lineref.go;
-// from RereadBytes, here at any size); a pipe's are kept decoded. Both serve the same inspections, runs and
-// errors, on a file with a byte-order mark, CRLF endings, padding, blank
-// lines, a duplicate, a bad line and a run with one depth.
+// from RereadBytes, here at any size); a pipe's are kept decoded. Both
+// serve the same inspections, runs and errors, on a file with a
+// byte-order mark, CRLF endings, padding, blank lines, a duplicate, a bad
+// line and a run with one depth.
 func TestRegularFileServesAsAPipe(t *testing.T) {
 	text := "\uFEFF" + strings.Join([]string{
 		"  " + deep1 + "  ", "", light0 + "\r", light1, deep0,
